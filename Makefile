@@ -1,0 +1,133 @@
+# uf2fs build. GNU make.
+#
+#   make                 build/uf2fs (the command and FUSE daemon) and build/libuf2fs.a
+#   make check           every test layer; ends with "N passed, N failed"
+#   make demo            make an image, fill it, mount, use, show stats, unmount, fsck
+#   make bench           side-by-side throughput ratios (never pass/fail)
+#   make SAN=address,undefined check    sanitizer build in build-san/
+#   make SAN=thread check
+#   make install         PREFIX=/usr/local; also installs /sbin/mount.fuse.uf2fs
+#
+# Missing Debian packages are installed with apt-get when running as root.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+SAN     ?=
+V       ?= 0
+
+ifeq ($(SAN),)
+BUILD   := build
+SANFLAGS :=
+else
+BUILD   := build-san-$(subst $(comma),-,$(SAN))
+SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+comma := ,
+
+PKGS    := fuse3 liburing liblz4 libzstd lzo2 zlib cmocka
+# Debian packages: build deps, then tools used by tests, demo and bench.
+DEB_BUILD := libfuse3-dev fuse3 liburing-dev liblz4-dev libzstd-dev liblzo2-dev zlib1g-dev \
+	libcmocka-dev pkg-config
+DEB_TOOLS := f2fs-tools fio fuse2fs e2fsprogs python3 qemu-system-x86 linux-image-amd64 \
+	busybox-static cpio zstd xz-utils attr
+
+# Install what is missing, once per build dir (stamp), only as root.
+DEPS_STAMP := $(BUILD)/.deps-ok
+$(DEPS_STAMP):
+	@mkdir -p $(BUILD)
+	@missing=""; for p in $(DEB_BUILD) $(DEB_TOOLS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "uf2fs: installing missing Debian packages:$$missing"; \
+			(apt-get update -qq || true) && \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing \
+				>$(BUILD)/apt.log 2>&1 || { cat $(BUILD)/apt.log; exit 1; }; \
+		else \
+			echo "uf2fs: missing Debian packages:$$missing (run as root to install them)"; \
+		fi; \
+	fi
+	@touch $@
+
+WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wno-missing-field-initializers
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+	-pthread -Iinclude -Ilib $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LIBS    = $(shell pkg-config --libs fuse3 liburing liblz4 libzstd lzo2 zlib 2>/dev/null) -pthread -lm
+LDFLAGS += $(SANFLAGS)
+
+LIB_SRC := $(wildcard lib/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_SRC := $(wildcard cli/*.c) $(wildcard fuse/*.c)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_SRC := $(wildcard tests/fuzz/*.c)
+
+ifeq ($(V),0)
+Q := @
+else
+Q :=
+endif
+
+all: $(BUILD)/uf2fs
+
+$(BUILD)/%.o: %.c $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	@[ "$(V)" = 0 ] && echo "  CC      $<" || true
+	$(Q)$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libuf2fs.a: $(LIB_OBJ)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/uf2fs: $(CLI_OBJ) $(BUILD)/libuf2fs.a
+	@[ "$(V)" = 0 ] && echo "  LD      $@" || true
+	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libuf2fs.a $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libuf2fs.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libuf2fs.a $(LIBS) $(shell pkg-config --libs cmocka)
+
+# Replays the fuzz corpus with a plain main(), so no clang is needed.
+$(BUILD)/tests/fuzz_replay: $(FUZZ_SRC) $(BUILD)/libuf2fs.a
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) $(ALL_CFLAGS) -DUF2FS_FUZZ_REPLAY -o $@ $(FUZZ_SRC) $(BUILD)/libuf2fs.a $(LIBS)
+
+# libFuzzer build (clang): make fuzz, then build/fuzz-image tests/fuzz/corpus
+fuzz: $(DEPS_STAMP)
+	@mkdir -p $(BUILD)
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
+		-D_FILE_OFFSET_BITS=64 -Iinclude -Ilib $(shell pkg-config --cflags $(PKGS)) \
+		-o $(BUILD)/fuzz-image $(FUZZ_SRC) $(LIB_SRC) $(LIBS)
+
+tests: $(UNIT_BIN) $(if $(FUZZ_SRC),$(BUILD)/tests/fuzz_replay)
+
+check: all tests
+	@BUILD=$(BUILD) SAN="$(SAN)" tests/run.sh $(TESTS)
+
+# The sanitizer runs that CI does: ASan+UBSan over the whole suite (no QEMU
+# layer, which would only re-check the kernel's side), TSan over threaded tests.
+check-san:
+	$(MAKE) SAN=address,undefined check TESTS="unit integration fuzz"
+
+demo: all
+	@BUILD=$(BUILD) tests/demo.sh
+
+bench: all
+	@BUILD=$(BUILD) bench/run.sh
+
+install: all
+	install -D -m 755 $(BUILD)/uf2fs $(DESTDIR)$(PREFIX)/bin/uf2fs
+	install -d $(DESTDIR)/sbin
+	ln -sf $(PREFIX)/bin/uf2fs $(DESTDIR)/sbin/mount.fuse.uf2fs
+
+clean:
+	rm -rf build build-san-*
+
+format-check:
+	@! grep -rn --include='*.[ch]' -E '.{101,}' lib fuse cli include tests | grep -v '^\S*:\S*:.*\t' || true
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+
+.PHONY: all check check-san demo bench install clean tests fuzz format-check

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The public API of libuf2fs: what the FUSE front end, the `uf2fs` command and
+ * the tests call. Everything is addressed by inode number; the library keeps
+ * its own inode cache, so callers never hold f2fs objects. All functions return
+ * 0 or a non-negative count on success and a negative errno on failure.
+ */
+#ifndef UF2FS_H
+#define UF2FS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/statvfs.h>
+#include <sys/types.h>
+#include <time.h>
+
+struct uf2fs;
+
+enum uf2fs_backend {
+	UF2FS_BACKEND_PSYNC = 0,
+	UF2FS_BACKEND_URING,
+	UF2FS_BACKEND_RAM,	/* the image is loaded into memory; for tests and fuzzing */
+};
+
+struct uf2fs_options {
+	const char *device;		/* image file or block device */
+	bool read_only;			/* forced on until the write path lands */
+	unsigned int max_folio_order;	/* largest data folio: 2^order blocks */
+	uint64_t cache_size;		/* bytes; 0 means the default fraction of RAM */
+	enum uf2fs_backend backend;
+	bool quiet;			/* no messages on stderr */
+	/* RAM backend only: the image bytes (copied) */
+	const void *ram_image;
+	size_t ram_size;
+};
+
+struct uf2fs_attr {
+	uint32_t ino;
+	uint32_t mode;
+	uint32_t nlink;
+	uint32_t uid;
+	uint32_t gid;
+	uint64_t size;
+	uint64_t blocks;		/* 512-byte units, as st_blocks */
+	uint64_t rdev;
+	struct timespec atime, mtime, ctime, crtime;
+	uint32_t generation;
+	uint32_t flags;			/* FS_IOC_GETFLAGS bits */
+};
+
+/* Called per directory entry; return non-zero to stop the walk. */
+typedef int (*uf2fs_filldir_t)(void *arg, const char *name, size_t len, uint32_t ino,
+			       unsigned int dtype, uint64_t next_pos);
+
+/* /// Mounting /// */
+void uf2fs_default_options(struct uf2fs_options *opts);
+int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out);
+void uf2fs_unmount(struct uf2fs *fs);
+uint32_t uf2fs_root_ino(const struct uf2fs *fs);
+/* Last detailed error message (structure and block address), or "". */
+const char *uf2fs_last_error(const struct uf2fs *fs);
+
+/* /// Namespace /// */
+int uf2fs_lookup(struct uf2fs *fs, uint32_t dir, const char *name, size_t len, uint32_t *ino);
+/* Walk an absolute or root-relative path without following the final symlink. */
+int uf2fs_resolve(struct uf2fs *fs, const char *path, uint32_t *ino);
+int uf2fs_getattr(struct uf2fs *fs, uint32_t ino, struct uf2fs_attr *attr);
+/* Entries from pos onwards, including "." and ".."; pos 0 starts the walk. */
+int uf2fs_readdir(struct uf2fs *fs, uint32_t dir, uint64_t pos, uf2fs_filldir_t fill, void *arg);
+
+/* /// Data /// */
+ssize_t uf2fs_read(struct uf2fs *fs, uint32_t ino, void *buf, size_t len, uint64_t off);
+ssize_t uf2fs_readlink(struct uf2fs *fs, uint32_t ino, char *buf, size_t size);
+/* Advisory: the front end tells the library a file is opened or closed. */
+int uf2fs_open(struct uf2fs *fs, uint32_t ino, int flags);
+void uf2fs_release(struct uf2fs *fs, uint32_t ino);
+/* FUSE forget: the kernel dropped nlookup references; lets the cache evict. */
+void uf2fs_forget(struct uf2fs *fs, uint32_t ino, uint64_t nlookup);
+
+/* /// Xattrs (full names, e.g. "user.foo"; size 0 asks for the length) /// */
+ssize_t uf2fs_getxattr(struct uf2fs *fs, uint32_t ino, const char *name, void *value,
+		       size_t size);
+ssize_t uf2fs_listxattr(struct uf2fs *fs, uint32_t ino, char *list, size_t size);
+
+/* /// Filesystem /// */
+int uf2fs_statfs(struct uf2fs *fs, struct statvfs *st);
+int uf2fs_get_flags(struct uf2fs *fs, uint32_t ino, uint32_t *flags);
+/* Geometry, features, checkpoint state and usage, for `uf2fs info`. */
+void uf2fs_print_info(struct uf2fs *fs, FILE *out);
+/* Cache, device and request-size counters, for `uf2fs stats` and the demo. */
+void uf2fs_print_stats(struct uf2fs *fs, FILE *out);
+/* Same as text into buf; returns the length (truncated to size - 1). */
+size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size);
+/* True when the image holds fsync'd data past its last checkpoint. */
+bool uf2fs_needs_recovery(const struct uf2fs *fs);
+
+/* Private ioctl on the mount's root: the stats text. */
+#define UF2FS_IOC_STATS_SIZE	16000
+#define UF2FS_IOC_GET_STATS	_IOR('U', 1, char[UF2FS_IOC_STATS_SIZE])
+
+#endif /* UF2FS_H */

@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * In-memory structures of libuf2fs, private to lib/: the superblock info
+ * (geometry, checkpoint, node and segment managers), inode info, the folio
+ * cache and the device. The split of functions across lib/*.c follows Linux
+ * fs/f2fs so that an f2fs engineer finds things where they expect them.
+ *
+ * Lock order (outermost first), asserted in debug builds:
+ *   1. sbi->cp_rwsem      operations shared, a checkpoint exclusive
+ *   2. fi->i_lock         per inode; two directories in inode-number order
+ *   3. nm->lock, sm->lock node manager (NAT cache) and segment manager
+ *   4. cache shard lock, then a folio's lock
+ *   5. the device queue
+ */
+#ifndef UF2FS_F2FS_H
+#define UF2FS_F2FS_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "uf2fs/format.h"
+#include "uf2fs/uf2fs.h"
+
+#define le16(x) ((uint16_t)(x))
+#define le32(x) ((uint32_t)(x))
+#define le64(x) ((uint64_t)(x))
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
+
+#ifndef EFSCORRUPTED
+#define EFSCORRUPTED EUCLEAN
+#endif
+
+typedef uint32_t block_t;
+typedef uint32_t nid_t;
+
+struct f2fs_sb_info;
+
+/* /// Device (dev.c) /// */
+
+enum { DEV_READ, DEV_WRITE, DEV_NR_DIR };
+#define DEV_HIST_BUCKETS 11	/* 4K, 8K, ... 1M, 2M+ */
+
+struct f2fs_dev_stats {
+	atomic_uint_fast64_t reqs[DEV_NR_DIR];
+	atomic_uint_fast64_t bytes[DEV_NR_DIR];
+	atomic_uint_fast64_t hist[DEV_NR_DIR][DEV_HIST_BUCKETS];
+	atomic_uint_fast64_t flushes;
+};
+
+struct f2fs_dev;
+
+struct f2fs_dev_ops {
+	int (*readv)(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off);
+	int (*writev)(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off);
+	int (*flush)(struct f2fs_dev *dev);
+	void (*close)(struct f2fs_dev *dev);
+};
+
+struct f2fs_dev {
+	const struct f2fs_dev_ops *ops;
+	int fd;
+	uint64_t size;			/* bytes */
+	bool read_only;
+	void *priv;			/* backend state */
+	uint8_t *ram;			/* RAM backend */
+	struct f2fs_dev_stats st;
+	/* fault injection for tests: fail the Nth request (1-based), 0 = off */
+	atomic_uint_fast64_t fail_at;
+	atomic_uint_fast64_t nr_submitted;
+};
+
+int f2fs_dev_open(struct f2fs_dev *dev, const struct uf2fs_options *opts);
+void f2fs_dev_close(struct f2fs_dev *dev);
+/* Read nr blocks at blkaddr into buf; one device request. */
+int f2fs_dev_read_blocks(struct f2fs_dev *dev, void *buf, block_t blkaddr, unsigned int nr);
+/* Vectored read of physically contiguous blocks: one device request. */
+int f2fs_dev_readv_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk);
+
+/* /// Folio cache (folio.c) /// */
+
+enum folio_mapping_kind { MAP_META, MAP_NODE, MAP_DATA };
+
+/*
+ * Per-block state of a large folio. It exists only when the folio is partly
+ * uptodate or spans more than one device request (the "skip" optimization).
+ */
+struct folio_state {
+	unsigned int read_pending;
+	unsigned int write_pending;
+	uint64_t bits[];		/* nr uptodate bits, then nr dirty bits */
+};
+
+struct folio {
+	struct folio *hnext;		/* hash chain */
+	struct folio *lru_prev, *lru_next;
+	uint64_t key;			/* owner (ino or mapping id) */
+	uint64_t index;			/* first block index, aligned to 1 << order */
+	uint8_t *data;
+	struct folio_state *state;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int order;
+	unsigned int kind;
+	atomic_int refcnt;
+	bool uptodate;
+	bool busy;			/* being filled by a reader */
+	bool error;
+	bool dropbehind;
+};
+
+struct folio_cache;
+
+int folio_cache_init(struct f2fs_sb_info *sbi, uint64_t cache_size);
+void folio_cache_destroy(struct f2fs_sb_info *sbi);
+/*
+ * Find or create the folio that holds block index of (kind, key). order is
+ * the preferred order for a new folio; an existing folio of any order wins.
+ * The returned folio holds a reference. *created tells the caller it must fill
+ * it (it is then marked busy; others wait in folio_wait_uptodate).
+ */
+struct folio *folio_grab(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key,
+			 uint64_t index, unsigned int order, bool *created);
+struct folio *folio_lookup(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key,
+			   uint64_t index);
+void folio_put(struct f2fs_sb_info *sbi, struct folio *folio);
+/* Filler finished: publish uptodate (or error) and wake waiters. */
+void folio_end_fill(struct f2fs_sb_info *sbi, struct folio *folio, bool ok);
+int folio_wait_uptodate(struct folio *folio);
+/* Drop cached folios of an owner (inode eviction). */
+void folio_invalidate_owner(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key);
+struct folio_state *folio_get_state(struct folio *folio);
+static inline unsigned int folio_nr_blocks(const struct folio *f)
+{
+	return 1u << f->order;
+}
+
+/* /// Node manager (node.c) /// */
+
+struct node_info {
+	nid_t nid;
+	nid_t ino;
+	block_t blk_addr;
+	uint8_t version;
+};
+
+struct f2fs_nm_info {
+	block_t nat_blkaddr;
+	unsigned int nat_blocks;	/* per copy */
+	nid_t max_nid;
+	uint8_t *nat_bitmap;		/* which NAT copy is valid */
+	unsigned int nat_bitmap_size;
+	/* NAT journal entries from the hot data summary, checked first */
+	struct nat_journal_entry *journal;
+	unsigned int journal_count;
+	pthread_mutex_t lock;
+};
+
+int f2fs_build_node_manager(struct f2fs_sb_info *sbi);
+void f2fs_destroy_node_manager(struct f2fs_sb_info *sbi);
+int f2fs_get_node_info(struct f2fs_sb_info *sbi, nid_t nid, struct node_info *ni);
+/* Read node block nid through the node cache, validating the footer. */
+struct folio *f2fs_get_node_folio(struct f2fs_sb_info *sbi, nid_t nid);
+static inline struct f2fs_node *folio_node(struct folio *f)
+{
+	return (struct f2fs_node *)f->data;
+}
+
+/* /// Segment manager (segment.c) /// */
+
+struct seg_entry {
+	uint16_t valid_blocks;
+	uint8_t type;
+	uint64_t mtime;
+};
+
+struct curseg_info {
+	unsigned int segno;
+	unsigned short next_blkoff;
+	uint8_t alloc_type;
+};
+
+struct f2fs_sm_info {
+	block_t sit_blkaddr;
+	unsigned int sit_blocks;	/* per copy */
+	uint8_t *sit_bitmap;
+	unsigned int sit_bitmap_size;
+	struct seg_entry *sentries;
+	struct curseg_info curseg[NR_CURSEG_TYPE];
+	struct f2fs_summary_block *sum_blk[NR_CURSEG_TYPE];
+	unsigned int free_segments;
+	pthread_mutex_t lock;
+};
+
+int f2fs_build_segment_manager(struct f2fs_sb_info *sbi);
+void f2fs_destroy_segment_manager(struct f2fs_sb_info *sbi);
+
+/* /// Superblock info (super.c, checkpoint.c) /// */
+
+struct f2fs_sb_info {
+	struct uf2fs_options opts;
+	struct f2fs_dev dev;
+	struct f2fs_super_block raw_super;
+	int valid_super_index;
+	struct f2fs_checkpoint *ckpt;		/* 1 + cp_payload blocks */
+	unsigned int cur_cp_pack;		/* 1 or 2 */
+	block_t cur_cp_addr;
+	uint64_t cp_ver;
+	uint32_t cp_crc;
+
+	unsigned int log_blocks_per_seg;
+	unsigned int blocks_per_seg;
+	unsigned int segs_per_sec;
+	block_t seg0_blkaddr, main_blkaddr, ssa_blkaddr;
+	unsigned int total_segs, main_segs;
+	uint64_t block_count;
+	uint32_t features;
+	uint32_t chksum_seed;
+	nid_t root_ino, node_ino, meta_ino;
+
+	struct f2fs_nm_info nm;
+	struct f2fs_sm_info sm;
+	struct folio_cache *cache;
+	struct inode_cache *icache;
+
+	nid_t *orphans;
+	unsigned int nr_orphans;
+	bool need_recovery;
+	unsigned int nr_fsync_dnodes;
+
+	pthread_rwlock_t cp_rwsem;
+	/* tunables and counters (stats.c) */
+	struct uf2fs_counters *ctr;
+	char last_error[256];
+	pthread_mutex_t err_lock;
+};
+
+static inline bool f2fs_has_feature(const struct f2fs_sb_info *sbi, uint32_t f)
+{
+	return sbi->features & f;
+}
+
+/* Record a structured error (structure + block) and return -err. */
+int f2fs_error(struct f2fs_sb_info *sbi, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void f2fs_msg(struct f2fs_sb_info *sbi, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+int f2fs_read_super(struct f2fs_sb_info *sbi);
+int f2fs_get_valid_checkpoint(struct f2fs_sb_info *sbi);
+int f2fs_read_orphans(struct f2fs_sb_info *sbi);
+int f2fs_check_recovery(struct f2fs_sb_info *sbi);
+/* Version bitmaps inside the checkpoint. */
+uint8_t *f2fs_cp_nat_bitmap(struct f2fs_sb_info *sbi);
+uint8_t *f2fs_cp_sit_bitmap(struct f2fs_sb_info *sbi);
+const char *f2fs_feature_name(uint32_t bit);
+
+static inline bool f2fs_valid_main_blkaddr(const struct f2fs_sb_info *sbi, block_t blk)
+{
+	return blk >= sbi->main_blkaddr && blk < sbi->block_count;
+}
+
+static inline bool f2fs_valid_meta_blkaddr(const struct f2fs_sb_info *sbi, block_t blk)
+{
+	return blk >= sbi->seg0_blkaddr && blk < sbi->main_blkaddr;
+}
+
+/* /// Inodes (inode.c) /// */
+
+struct extent_info {
+	uint32_t fofs;
+	block_t blk;
+	uint32_t len;
+};
+
+struct f2fs_inode_info {
+	struct f2fs_inode_info *hnext;
+	struct f2fs_inode_info *lru_prev, *lru_next;
+	nid_t ino;
+	atomic_int refcnt;
+	uint64_t nlookup;
+	pthread_mutex_t i_lock;
+
+	uint32_t mode, uid, gid, nlink, generation, flags;
+	uint64_t size, blocks;
+	struct timespec atime, mtime, ctime, crtime;
+	uint8_t i_advise, i_inline, i_dir_level;
+	uint32_t current_depth;
+	nid_t xattr_nid;
+	nid_t i_nid[DEF_NIDS_PER_INODE];
+	unsigned int extra_isize;	/* in 4-byte words */
+	unsigned int inline_xattr_addrs;/* in 4-byte words */
+	unsigned int addrs_per_inode;
+	uint32_t rdev;
+	/* compression */
+	uint8_t compress_algorithm;
+	uint8_t log_cluster_size;
+	uint16_t compress_flag;
+	uint64_t compr_blocks;
+	/* large folio eligibility and the preferred data folio order */
+	unsigned int max_order;
+	struct extent_info largest;	/* i_ext */
+	struct extent_tree *et;		/* read extent cache */
+};
+
+struct f2fs_inode_info *f2fs_iget(struct f2fs_sb_info *sbi, nid_t ino);
+void f2fs_iput(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+int f2fs_icache_init(struct f2fs_sb_info *sbi);
+void f2fs_icache_destroy(struct f2fs_sb_info *sbi);
+void f2fs_icache_forget(struct f2fs_sb_info *sbi, nid_t ino, uint64_t n);
+
+static inline bool f2fs_is_inline_data(const struct f2fs_inode_info *fi)
+{
+	return fi->i_inline & F2FS_INLINE_DATA;
+}
+static inline bool f2fs_is_inline_dentry(const struct f2fs_inode_info *fi)
+{
+	return fi->i_inline & F2FS_INLINE_DENTRY;
+}
+static inline bool f2fs_is_compressed(const struct f2fs_inode_info *fi)
+{
+	return fi->flags & F2FS_COMPR_FL;
+}
+static inline bool f2fs_is_encrypted(const struct f2fs_inode_info *fi)
+{
+	return fi->i_advise & FADVISE_ENCRYPT_BIT;
+}
+/* Where inline data / inline dentries start inside an inode block, and their size. */
+void *f2fs_inline_data_addr(const struct f2fs_inode_info *fi, struct f2fs_node *node);
+unsigned int f2fs_max_inline_data(const struct f2fs_inode_info *fi);
+void *f2fs_inline_xattr_addr(const struct f2fs_inode_info *fi, struct f2fs_node *node);
+/* Load and pin the inode's node folio (validated against the NAT). */
+struct folio *f2fs_get_inode_folio(struct f2fs_sb_info *sbi, nid_t ino);
+
+/* /// Block mapping (data.c) /// */
+
+struct f2fs_map_blocks {
+	uint64_t lblk;		/* in: first file block */
+	uint32_t len;		/* in: wanted; out: run length */
+	block_t pblk;		/* out: first disk block, NULL_ADDR, NEW_ADDR or COMPRESS_ADDR */
+};
+
+/* Map a run of file blocks starting at lblk to contiguous disk blocks. */
+int f2fs_map_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+		    struct f2fs_map_blocks *map);
+/* Disk address of one file block (for directories and compressed clusters). */
+int f2fs_get_block_addr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t lblk,
+			block_t *blk);
+/* Read file data through the data mapping of the folio cache. */
+ssize_t f2fs_file_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, void *buf,
+		       size_t len, uint64_t off);
+/* Read one whole file block (directory blocks): a cached data folio, referenced. */
+struct folio *f2fs_get_data_folio(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+				  uint64_t lblk);
+
+/* /// Extent cache (extent_cache.c) /// */
+
+int f2fs_extent_lookup(struct f2fs_inode_info *fi, uint64_t lblk, struct extent_info *ei);
+void f2fs_extent_insert(struct f2fs_inode_info *fi, uint32_t fofs, block_t blk, uint32_t len);
+void f2fs_extent_tree_destroy(struct f2fs_inode_info *fi);
+
+/* /// Directories (dir.c, inline.c, hash.c) /// */
+
+struct f2fs_dentry_ptr {
+	unsigned int max;		/* number of slots */
+	const uint8_t *bitmap;
+	const struct f2fs_dir_entry *dentry;
+	const uint8_t (*filename)[F2FS_SLOT_LEN];
+};
+
+int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
+		    size_t len, nid_t *ino, unsigned int *ftype);
+int f2fs_readdir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, uint64_t pos,
+		 uf2fs_filldir_t fill, void *arg);
+unsigned int f2fs_ftype_to_dtype(unsigned int ft);
+
+/* /// Compression (compress.c) /// */
+
+/*
+ * Decompress one cluster. cbuf holds the cluster's compressed blocks
+ * (nr_cblocks * F2FS_BLKSIZE bytes, starting with struct compress_data).
+ * out receives exactly out_len bytes (the cluster size). Returns 0, -EIO on a
+ * corrupt header, a failed decompression or a checksum mismatch (when
+ * verify_chksum), or -EOPNOTSUPP for an algorithm not built in.
+ */
+int f2fs_decompress_cluster(unsigned int algo, const void *cbuf, size_t cbuf_len, void *out,
+			    size_t out_len, bool verify_chksum);
+const char *f2fs_compress_name(unsigned int algo);
+
+/* /// Xattrs (xattr.c) /// */
+
+/*
+ * Xattr lookups over the concatenation of an inode's inline xattr area and
+ * its xattr node block (VALID_XATTR_BLOCK_SIZE bytes), exactly as the kernel
+ * assembles them. An all-zero buffer means "no xattrs".
+ * f2fs_xattr_get: value length, or -ENODATA, -ERANGE (size too small, size
+ * != 0), -EIO (corrupt). POSIX ACLs are converted to the VFS xattr format.
+ * f2fs_xattr_list: NUL-separated names, same size rules.
+ */
+ssize_t f2fs_xattr_get(const void *buf, size_t len, const char *name, void *value, size_t size);
+ssize_t f2fs_xattr_list(const void *buf, size_t len, char *list, size_t size);
+int f2fs_xattr_validate(const void *buf, size_t len);
+/* Read the xattr area of an inode into a malloc'd buffer (xattr.c). */
+int f2fs_read_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint8_t **buf,
+			 size_t *len);
+
+/* /// Stats (stats.c) /// */
+
+struct uf2fs_counters {
+	atomic_uint_fast64_t cache_hits, cache_misses, cache_evictions;
+	atomic_uint_fast64_t folios_alloc[10];	/* by order */
+	atomic_uint_fast64_t state_alloc, state_skipped;
+	atomic_uint_fast64_t map_calls, extent_hits, node_reads;
+	atomic_uint_fast64_t hole_blocks, read_bytes, read_calls;
+	atomic_uint_fast64_t decompressed_clusters;
+};
+
+#endif /* UF2FS_F2FS_H */
