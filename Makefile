@@ -31,6 +31,8 @@ DEB_BUILD := libfuse3-dev fuse3 liburing-dev liblz4-dev libzstd-dev liblzo2-dev 
 DEB_TOOLS := f2fs-tools fio fuse2fs e2fsprogs python3 qemu-system-x86 linux-image-amd64 \
 	busybox-static cpio zstd xz-utils attr
 
+.DEFAULT_GOAL := all
+
 # Install what is missing, once per build dir (stamp), only as root.
 DEPS_STAMP := $(BUILD)/.deps-ok
 $(DEPS_STAMP):

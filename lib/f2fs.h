@@ -2,7 +2,7 @@
 /*
  * In-memory structures of libuf2fs, private to lib/: the superblock info
  * (geometry, checkpoint, node and segment managers), inode info, the folio
- * cache and the device. The split of functions across lib/*.c follows Linux
+ * cache and the device. The split of functions across lib/ follows Linux
  * fs/f2fs so that an f2fs engineer finds things where they expect them.
  *
  * Lock order (outermost first), asserted in debug builds:
@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "uf2fs/format.h"
 #include "uf2fs/uf2fs.h"
@@ -38,6 +39,20 @@
 #ifndef EFSCORRUPTED
 #define EFSCORRUPTED EUCLEAN
 #endif
+
+/* Kernel-style error pointers: functions returning objects encode -errno. */
+static inline void *ERR_PTR(long err)
+{
+	return (void *)err;
+}
+static inline long PTR_ERR(const void *p)
+{
+	return (long)p;
+}
+static inline bool IS_ERR(const void *p)
+{
+	return (unsigned long)p >= (unsigned long)-4095;
+}
 
 typedef uint32_t block_t;
 typedef uint32_t nid_t;
@@ -138,6 +153,13 @@ int folio_wait_uptodate(struct folio *folio);
 /* Drop cached folios of an owner (inode eviction). */
 void folio_invalidate_owner(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key);
 struct folio_state *folio_get_state(struct folio *folio);
+uint64_t folio_cache_bytes(struct f2fs_sb_info *sbi);
+uint64_t folio_cache_limit(struct f2fs_sb_info *sbi);
+/* Address of file block blk inside a data folio that holds it. */
+static inline uint8_t *folio_block_ptr(struct folio *f, uint64_t blk)
+{
+	return f->data + ((blk - f->index) << F2FS_BLKSIZE_BITS);
+}
 static inline unsigned int folio_nr_blocks(const struct folio *f)
 {
 	return 1u << f->order;
@@ -169,9 +191,36 @@ void f2fs_destroy_node_manager(struct f2fs_sb_info *sbi);
 int f2fs_get_node_info(struct f2fs_sb_info *sbi, nid_t nid, struct node_info *ni);
 /* Read node block nid through the node cache, validating the footer. */
 struct folio *f2fs_get_node_folio(struct f2fs_sb_info *sbi, nid_t nid);
+/* Batched readahead of sibling dnodes after a miss under an indirect node. */
+#define MAX_RA_NODE 128
+void f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned int count);
 static inline struct f2fs_node *folio_node(struct folio *f)
 {
 	return (struct f2fs_node *)f->data;
+}
+/*
+ * Address and nid arrays of node blocks, as plain word pointers: node blocks
+ * sit in 4 KiB-aligned buffers, so the packed structs' arrays are aligned.
+ */
+static inline const uint32_t *node_words(const struct f2fs_node *n, size_t byte_off)
+{
+	return (const uint32_t *)(const void *)((const uint8_t *)n + byte_off);
+}
+static inline const uint32_t *inode_addrs(const struct f2fs_node *n)
+{
+	return node_words(n, offsetof(struct f2fs_inode, i_addr));
+}
+static inline const uint32_t *dnode_addrs(const struct f2fs_node *n)
+{
+	return node_words(n, 0);
+}
+static inline const uint32_t *inode_nids(const struct f2fs_node *n)
+{
+	return node_words(n, offsetof(struct f2fs_inode, i_nid));
+}
+static inline const uint32_t *indirect_nids(const struct f2fs_node *n)
+{
+	return node_words(n, 0);
 }
 
 /* /// Segment manager (segment.c) /// */
@@ -366,6 +415,7 @@ struct folio *f2fs_get_data_folio(struct f2fs_sb_info *sbi, struct f2fs_inode_in
 int f2fs_extent_lookup(struct f2fs_inode_info *fi, uint64_t lblk, struct extent_info *ei);
 void f2fs_extent_insert(struct f2fs_inode_info *fi, uint32_t fofs, block_t blk, uint32_t len);
 void f2fs_extent_tree_destroy(struct f2fs_inode_info *fi);
+unsigned int f2fs_extent_count(struct f2fs_inode_info *fi);
 
 /* /// Directories (dir.c, inline.c, hash.c) /// */
 

@@ -13,12 +13,9 @@
 #ifndef UF2FS_FORMAT_H
 #define UF2FS_FORMAT_H
 
+#include <linux/types.h>	/* __le16/__le32/__le64, shared with the kernel uapi headers */
 #include <stddef.h>
 #include <stdint.h>
-
-typedef uint16_t __le16;
-typedef uint32_t __le32;
-typedef uint64_t __le64;
 
 #define F2FS_PACKED __attribute__((packed))
 

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Checkpoints: choosing the newest valid pack of the two (CRC and matching
+ * versions at both ends), the payload that carries large version bitmaps, the
+ * orphan inode blocks, and the check for fsync'd node blocks written after the
+ * checkpoint, which mean the image needs roll-forward recovery.
+ */
+#include <stdlib.h>
+
+#include "f2fs.h"
+
+/// Validating a pack ///
+
+static int read_cp_block(struct f2fs_sb_info *sbi, block_t addr, uint8_t *buf, uint64_t *ver)
+{
+	struct f2fs_checkpoint *cp = (void *)buf;
+	uint32_t off;
+	int ret;
+
+	ret = f2fs_dev_read_blocks(&sbi->dev, buf, addr, 1);
+	if (ret)
+		return f2fs_error(sbi, EIO, "checkpoint (block %u): read failed: %s", addr,
+				  strerror(-ret));
+	off = le32(cp->checksum_offset);
+	if (off < CP_MIN_CHKSUM_OFFSET || off > CP_CHKSUM_OFFSET)
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "checkpoint (block %u): bad checksum offset %u", addr, off);
+	if (f2fs_cp_chksum(cp) != le32(*(uint32_t *)(buf + off)))
+		return f2fs_error(sbi, EFSCORRUPTED, "checkpoint (block %u): checksum mismatch",
+				  addr);
+	*ver = le64(cp->checkpoint_ver);
+	return 0;
+}
+
+/* A pack is valid when its first and last blocks both check out and agree. */
+static int validate_cp_pack(struct f2fs_sb_info *sbi, block_t addr, uint8_t *buf,
+			    uint64_t *ver)
+{
+	struct f2fs_checkpoint *cp = (void *)buf;
+	uint8_t *tail = malloc(F2FS_BLKSIZE);
+	uint64_t v1, v2;
+	uint32_t total;
+	int ret;
+
+	if (!tail)
+		return -ENOMEM;
+	ret = read_cp_block(sbi, addr, buf, &v1);
+	if (ret)
+		goto out;
+	total = le32(cp->cp_pack_total_block_count);
+	if (total < 2 || total > sbi->blocks_per_seg ||
+	    total <= le32(sbi->raw_super.cp_payload)) {
+		ret = f2fs_error(sbi, EFSCORRUPTED,
+				 "checkpoint (block %u): bad pack size %u blocks", addr, total);
+		goto out;
+	}
+	ret = read_cp_block(sbi, addr + total - 1, tail, &v2);
+	if (ret)
+		goto out;
+	if (v1 != v2)
+		ret = f2fs_error(sbi, EFSCORRUPTED,
+				 "checkpoint (block %u): version %llu at the start but %llu at "
+				 "the end (block %u): torn pack", addr, (unsigned long long)v1,
+				 (unsigned long long)v2, addr + total - 1);
+	*ver = v1;
+out:
+	free(tail);
+	return ret;
+}
+
+/* The curseg and count fields must describe the main area we have. */
+static int sanity_check_ckpt(struct f2fs_sb_info *sbi, const struct f2fs_checkpoint *cp)
+{
+	uint32_t sit_bm = le32(cp->sit_ver_bitmap_bytesize);
+	uint32_t nat_bm = le32(cp->nat_ver_bitmap_bytesize);
+	uint32_t sit_segs = le32(sbi->raw_super.segment_count_sit);
+	uint32_t nat_segs = le32(sbi->raw_super.segment_count_nat);
+
+	for (int i = 0; i < NR_CURSEG_NODE_TYPE; i++) {
+		if (le32(cp->cur_node_segno[i]) >= sbi->main_segs ||
+		    le16(cp->cur_node_blkoff[i]) > sbi->blocks_per_seg)
+			goto bad;
+	}
+	for (int i = 0; i < NR_CURSEG_DATA_TYPE; i++) {
+		if (le32(cp->cur_data_segno[i]) >= sbi->main_segs ||
+		    le16(cp->cur_data_blkoff[i]) > sbi->blocks_per_seg)
+			goto bad;
+	}
+	if (sit_bm != ((sit_segs / 2) << sbi->log_blocks_per_seg) / 8 ||
+	    nat_bm != ((nat_segs / 2) << sbi->log_blocks_per_seg) / 8)
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "checkpoint (block %u): wrong SIT/NAT version bitmap sizes",
+				  sbi->cur_cp_addr);
+	if (le64(cp->valid_block_count) > le64(cp->user_block_count) ||
+	    le64(cp->user_block_count) > sbi->block_count ||
+	    le32(cp->cp_pack_start_sum) >= le32(cp->cp_pack_total_block_count))
+		goto bad;
+	return 0;
+bad:
+	return f2fs_error(sbi, EFSCORRUPTED,
+			  "checkpoint (block %u): current segment or block counts out of range",
+			  sbi->cur_cp_addr);
+}
+
+/* Newer of two versions, as the kernel compares them. */
+static bool ver_after(uint64_t a, uint64_t b)
+{
+	return (int64_t)(a - b) > 0;
+}
+
+int f2fs_get_valid_checkpoint(struct f2fs_sb_info *sbi)
+{
+	block_t cp_start = le32(sbi->raw_super.cp_blkaddr);
+	uint32_t payload = le32(sbi->raw_super.cp_payload);
+	uint8_t *pack[2] = { malloc(F2FS_BLKSIZE), malloc(F2FS_BLKSIZE) };
+	uint64_t ver[2] = { 0, 0 };
+	int ok[2], best, ret;
+
+	if (!pack[0] || !pack[1]) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < 2; i++)
+		ok[i] = !validate_cp_pack(sbi, cp_start + i * sbi->blocks_per_seg, pack[i],
+					  &ver[i]);
+	if (!ok[0] && !ok[1]) {
+		ret = f2fs_error(sbi, EFSCORRUPTED,
+				 "no valid checkpoint: both packs (blocks %u and %u) are invalid",
+				 cp_start, cp_start + sbi->blocks_per_seg);
+		goto out;
+	}
+	if (ok[0] && ok[1])
+		best = ver_after(ver[1], ver[0]) ? 1 : 0;
+	else
+		best = ok[0] ? 0 : 1;
+	if (!ok[0] || !ok[1])
+		f2fs_msg(sbi, "checkpoint pack %d is invalid; using pack %d (version %llu)",
+			 2 - best, best + 1, (unsigned long long)ver[best]);
+	sbi->cur_cp_pack = best + 1;
+	sbi->cur_cp_addr = cp_start + best * sbi->blocks_per_seg;
+	sbi->cp_ver = ver[best];
+	sbi->ckpt = malloc((size_t)(1 + payload) * F2FS_BLKSIZE);
+	if (!sbi->ckpt) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memcpy(sbi->ckpt, pack[best], F2FS_BLKSIZE);
+	sbi->cp_crc = le32(*(uint32_t *)((uint8_t *)sbi->ckpt +
+					  le32(sbi->ckpt->checksum_offset)));
+	if (payload) {
+		ret = f2fs_dev_read_blocks(&sbi->dev, (uint8_t *)sbi->ckpt + F2FS_BLKSIZE,
+					   sbi->cur_cp_addr + 1, payload);
+		if (ret) {
+			ret = f2fs_error(sbi, EIO, "checkpoint payload (block %u): read failed",
+					 sbi->cur_cp_addr + 1);
+			goto out;
+		}
+	}
+	ret = sanity_check_ckpt(sbi, sbi->ckpt);
+out:
+	free(pack[0]);
+	free(pack[1]);
+	return ret;
+}
+
+/// Version bitmaps ///
+
+static uint8_t *cp_bitmap(struct f2fs_sb_info *sbi, bool nat)
+{
+	struct f2fs_checkpoint *cp = sbi->ckpt;
+	uint8_t *base = cp->sit_nat_version_bitmap;
+
+	/* with a large NAT bitmap, both live after a leading checksum word */
+	if (le32(cp->ckpt_flags) & CP_LARGE_NAT_BITMAP_FLAG)
+		return base + sizeof(uint32_t) + (nat ? 0 : le32(cp->nat_ver_bitmap_bytesize));
+	if (le32(sbi->raw_super.cp_payload)) {
+		/* the SIT bitmap moved to the payload blocks */
+		return nat ? base : (uint8_t *)cp + F2FS_BLKSIZE;
+	}
+	return base + (nat ? le32(cp->sit_ver_bitmap_bytesize) : 0);
+}
+
+uint8_t *f2fs_cp_nat_bitmap(struct f2fs_sb_info *sbi)
+{
+	return cp_bitmap(sbi, true);
+}
+
+uint8_t *f2fs_cp_sit_bitmap(struct f2fs_sb_info *sbi)
+{
+	return cp_bitmap(sbi, false);
+}
+
+/// Orphans ///
+
+int f2fs_read_orphans(struct f2fs_sb_info *sbi)
+{
+	struct f2fs_checkpoint *cp = sbi->ckpt;
+	uint32_t payload = le32(sbi->raw_super.cp_payload);
+	uint32_t start = 1 + payload;
+	uint32_t nblocks;
+	struct f2fs_orphan_block *ob;
+	int ret = 0;
+
+	if (!(le32(cp->ckpt_flags) & CP_ORPHAN_PRESENT_FLAG))
+		return 0;
+	if (le32(cp->cp_pack_start_sum) < start)
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "checkpoint (block %u): orphan area overlaps the payload",
+				  sbi->cur_cp_addr);
+	nblocks = le32(cp->cp_pack_start_sum) - start;
+	ob = malloc(F2FS_BLKSIZE);
+	if (!ob)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nblocks; i++) {
+		block_t addr = sbi->cur_cp_addr + start + i;
+		uint32_t n;
+
+		ret = f2fs_dev_read_blocks(&sbi->dev, ob, addr, 1);
+		if (ret) {
+			ret = f2fs_error(sbi, EIO, "orphan block %u: read failed", addr);
+			break;
+		}
+		n = le32(ob->entry_count);
+		if (n > F2FS_ORPHANS_PER_BLOCK) {
+			ret = f2fs_error(sbi, EFSCORRUPTED, "orphan block %u: %u entries", addr, n);
+			break;
+		}
+		nid_t *grown = realloc(sbi->orphans, sizeof(nid_t) * (sbi->nr_orphans + n));
+
+		if (!grown) {
+			ret = -ENOMEM;
+			break;
+		}
+		sbi->orphans = grown;
+		for (uint32_t j = 0; j < n; j++)
+			sbi->orphans[sbi->nr_orphans++] = le32(ob->ino[j]);
+	}
+	free(ob);
+	return ret;
+}
+
+/// Roll-forward detection ///
+
+/*
+ * A node block belongs to the chain written after the checkpoint when its
+ * footer carries the checkpoint's version (and, under CRC recovery, the
+ * checkpoint CRC in the upper half), as the kernel's recovery decides.
+ */
+static bool is_recoverable_dnode(struct f2fs_sb_info *sbi, const struct f2fs_node *node)
+{
+	uint32_t flags = le32(sbi->ckpt->ckpt_flags);
+	uint64_t cp_ver = sbi->cp_ver;
+	uint64_t node_ver = le64(node->footer.cp_ver);
+
+	if (flags & CP_NOCRC_RECOVERY_FLAG)
+		return (uint32_t)cp_ver == (uint32_t)node_ver;
+	if (flags & CP_CRC_RECOVERY_FLAG)
+		cp_ver |= (uint64_t)sbi->cp_crc << 32;
+	return cp_ver == node_ver;
+}
+
+int f2fs_check_recovery(struct f2fs_sb_info *sbi)
+{
+	struct curseg_info *cs = &sbi->sm.curseg[CURSEG_WARM_NODE];
+	block_t blk = sbi->main_blkaddr + cs->segno * sbi->blocks_per_seg + cs->next_blkoff;
+	uint64_t limit = (uint64_t)sbi->main_segs * sbi->blocks_per_seg;
+	struct f2fs_node *node = malloc(F2FS_BLKSIZE);
+
+	if (!node)
+		return -ENOMEM;
+	sbi->need_recovery = false;
+	sbi->nr_fsync_dnodes = 0;
+	if (le32(sbi->ckpt->ckpt_flags) & CP_UMOUNT_FLAG)
+		goto out;	/* a clean unmount leaves nothing to roll forward */
+	for (uint64_t n = 0; n < limit && f2fs_valid_main_blkaddr(sbi, blk); n++) {
+		if (f2fs_dev_read_blocks(&sbi->dev, node, blk, 1))
+			break;
+		if (!is_recoverable_dnode(sbi, node))
+			break;
+		if (le32(node->footer.flag) & (1u << FSYNC_BIT_SHIFT))
+			sbi->nr_fsync_dnodes++;
+		blk = le32(node->footer.next_blkaddr);
+	}
+	sbi->need_recovery = sbi->nr_fsync_dnodes > 0;
+out:
+	free(node);
+	return 0;
+}

@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The data read path. Block mapping walks the inode's direct, indirect and
+ * double-indirect nodes (get_node_path as in the kernel) and returns runs of
+ * physically contiguous blocks, consulting and feeding the extent cache.
+ *
+ * Reads go through data folios of the folio cache (seeds 000/001): a read
+ * request grabs the folios it spans, sized up to the inode's max order, and
+ * fills all newly created ones together. Each mapped run becomes one device
+ * request spanning as many folios as it covers (the "batch" optimization);
+ * holes and preallocated blocks are zero-filled without I/O; a folio that
+ * one request fills completely gets no per-block state (the "skip").
+ * Compressed clusters are decompressed into cluster-sized folios.
+ */
+#include <stdlib.h>
+#include <sys/uio.h>
+
+#include "f2fs.h"
+
+#define MAX_BATCH_FOLIOS	256
+#define MAX_IOV			256
+
+/// Node path ///
+
+struct node_path {
+	int level;		/* 0: in the inode, 1: direct node, 2: indirect, 3: double */
+	unsigned int offset[4];	/* index at each level */
+	unsigned int noffset;	/* node offset of the dnode, as in the footer */
+};
+
+static unsigned int addrs_per_block(const struct f2fs_inode_info *fi)
+{
+	if (f2fs_is_compressed(fi))
+		return DEF_ADDRS_PER_BLOCK & ~((1u << fi->log_cluster_size) - 1);
+	return DEF_ADDRS_PER_BLOCK;
+}
+
+static int get_node_path(const struct f2fs_inode_info *fi, uint64_t block, struct node_path *p)
+{
+	const uint64_t direct_index = fi->addrs_per_inode;
+	const uint64_t direct_blks = addrs_per_block(fi);
+	const uint64_t indirect_blks = direct_blks * NIDS_PER_BLOCK;
+	const uint64_t dindirect_blks = indirect_blks * NIDS_PER_BLOCK;
+
+	if (block < direct_index) {
+		p->level = 0;
+		p->offset[0] = block;
+		return 0;
+	}
+	block -= direct_index;
+	if (block < direct_blks) {
+		p->level = 1;
+		p->offset[0] = NODE_DIR1_BLOCK;
+		p->offset[1] = block;
+		return 0;
+	}
+	block -= direct_blks;
+	if (block < direct_blks) {
+		p->level = 1;
+		p->offset[0] = NODE_DIR2_BLOCK;
+		p->offset[1] = block;
+		return 0;
+	}
+	block -= direct_blks;
+	for (int ind = 0; ind < 2; ind++) {
+		if (block < indirect_blks) {
+			p->level = 2;
+			p->offset[0] = ind ? NODE_IND2_BLOCK : NODE_IND1_BLOCK;
+			p->offset[1] = block / direct_blks;
+			p->offset[2] = block % direct_blks;
+			return 0;
+		}
+		block -= indirect_blks;
+	}
+	if (block < dindirect_blks) {
+		p->level = 3;
+		p->offset[0] = NODE_DIND_BLOCK;
+		p->offset[1] = block / indirect_blks;
+		p->offset[2] = (block / direct_blks) % NIDS_PER_BLOCK;
+		p->offset[3] = block % direct_blks;
+		return 0;
+	}
+	return -EFBIG;
+}
+
+/// Dnode walk ///
+
+/*
+ * Where a block's address lives: either in the inode (dn_folio is the inode
+ * folio) or in a direct node. nid 0 on the path means a hole that spans the
+ * rest of that subtree; hole_blocks tells how far.
+ */
+struct dnode_of_data {
+	struct folio *folio;	/* inode or direct node holding the address */
+	const uint32_t *addrs;	/* address array inside it */
+	unsigned int ofs;	/* index of our block in addrs */
+	unsigned int nr;	/* entries in addrs */
+	uint64_t hole_blocks;	/* when folio is NULL: blocks of hole from here */
+};
+
+static uint64_t subtree_blocks(const struct f2fs_inode_info *fi, int level)
+{
+	uint64_t b = addrs_per_block(fi);
+
+	while (level-- > 1)
+		b *= NIDS_PER_BLOCK;
+	return b;
+}
+
+static struct folio *get_child(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			       struct folio *parent, unsigned int idx, bool ra)
+{
+	const uint32_t *nids = indirect_nids(folio_node(parent));
+	nid_t nid = le32(nids[idx]);
+	struct folio *f;
+
+	f = folio_lookup(sbi, MAP_NODE, 0, nid);
+	if (f) {
+		if (folio_wait_uptodate(f)) {
+			folio_put(sbi, f);
+			return ERR_PTR(-EIO);
+		}
+		return f;
+	}
+	f = f2fs_get_node_folio(sbi, nid);
+	if (!IS_ERR(f) && ra && idx + 1 < NIDS_PER_BLOCK) {
+		unsigned int n = MIN(NIDS_PER_BLOCK - idx - 1, (unsigned int)MAX_RA_NODE);
+		nid_t sib[MAX_RA_NODE];
+
+		for (unsigned int i = 0; i < n; i++)
+			sib[i] = le32(nids[idx + 1 + i]);
+		f2fs_ra_node_siblings(sbi, sib, n);
+	}
+	return f;
+}
+
+static int check_dnode_owner(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			     struct folio *f)
+{
+	if (le32(folio_node(f)->footer.ino) != fi->ino)
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "node %u: belongs to inode %u, reached from inode %u",
+				  le32(folio_node(f)->footer.nid), le32(folio_node(f)->footer.ino),
+				  fi->ino);
+	return 0;
+}
+
+static int get_dnode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t block,
+		     struct dnode_of_data *dn)
+{
+	struct node_path p;
+	struct folio *cur;
+	int ret = get_node_path(fi, block, &p);
+
+	if (ret)
+		return ret;
+	memset(dn, 0, sizeof(*dn));
+	cur = f2fs_get_inode_folio(sbi, fi->ino);
+	if (IS_ERR(cur))
+		return PTR_ERR(cur);
+	if (p.level == 0) {
+		dn->folio = cur;
+		dn->addrs = inode_addrs(folio_node(cur)) + fi->extra_isize;
+		dn->ofs = p.offset[0];
+		dn->nr = fi->addrs_per_inode;
+		return 0;
+	}
+	/* first hop: the inode's i_nid slot */
+	nid_t nid = le32(inode_nids(folio_node(cur))[p.offset[0] - NODE_DIR1_BLOCK]);
+
+	folio_put(sbi, cur);
+	cur = NULL;
+	for (int lvl = 1; lvl <= p.level; lvl++) {
+		if (!nid) {
+			uint64_t span = subtree_blocks(fi, p.level - lvl + 1);
+			uint64_t done = 0;
+
+			/* blocks before ours inside the missing subtree */
+			for (int k = lvl; k <= p.level; k++)
+				done = done * (k == p.level ? addrs_per_block(fi) : NIDS_PER_BLOCK)
+				       + p.offset[k];
+			dn->hole_blocks = span - done;
+			if (cur)
+				folio_put(sbi, cur);
+			return 0;
+		}
+		struct folio *next;
+
+		if (cur) {
+			next = get_child(sbi, fi, cur, p.offset[lvl - 1], lvl == p.level);
+			folio_put(sbi, cur);
+		} else {
+			next = f2fs_get_node_folio(sbi, nid);
+		}
+		if (IS_ERR(next))
+			return PTR_ERR(next);
+		cur = next;
+		ret = check_dnode_owner(sbi, fi, cur);
+		if (ret) {
+			folio_put(sbi, cur);
+			return ret;
+		}
+		if (lvl < p.level)
+			nid = le32(indirect_nids(folio_node(cur))[p.offset[lvl]]);
+	}
+	dn->folio = cur;
+	dn->addrs = dnode_addrs(folio_node(cur));
+	dn->ofs = p.offset[p.level];
+	dn->nr = addrs_per_block(fi);
+	return 0;
+}
+
+static bool is_data_blkaddr(block_t b)
+{
+	return b != NULL_ADDR && b != NEW_ADDR && b != COMPRESS_ADDR;
+}
+
+int f2fs_map_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+		    struct f2fs_map_blocks *map)
+{
+	struct extent_info ei;
+	struct dnode_of_data dn;
+	uint32_t want = map->len;
+	int ret;
+
+	atomic_fetch_add(&sbi->ctr->map_calls, 1);
+	if (f2fs_extent_lookup(fi, map->lblk, &ei)) {
+		atomic_fetch_add(&sbi->ctr->extent_hits, 1);
+		map->pblk = ei.blk + (map->lblk - ei.fofs);
+		map->len = MIN((uint64_t)want, ei.fofs + ei.len - map->lblk);
+		return 0;
+	}
+	ret = get_dnode(sbi, fi, map->lblk, &dn);
+	if (ret == -EFBIG) {
+		map->pblk = NULL_ADDR;	/* beyond what f2fs can address: a hole */
+		return 0;
+	}
+	if (ret)
+		return ret;
+	if (!dn.folio) {
+		map->pblk = NULL_ADDR;
+		map->len = MIN((uint64_t)want, dn.hole_blocks);
+		return 0;
+	}
+	block_t first = le32(dn.addrs[dn.ofs]);
+	uint32_t n = 1;
+	uint32_t avail = MIN(want, dn.nr - dn.ofs);
+
+	if (is_data_blkaddr(first)) {
+		while (n < avail && le32(dn.addrs[dn.ofs + n]) == first + n)
+			n++;
+		if (!f2fs_valid_main_blkaddr(sbi, first) ||
+		    !f2fs_valid_main_blkaddr(sbi, first + n - 1)) {
+			ret = f2fs_error(sbi, EFSCORRUPTED,
+					 "node %u (inode %u): data block address %u out of range",
+					 le32(folio_node(dn.folio)->footer.nid), fi->ino, first);
+			folio_put(sbi, dn.folio);
+			return ret;
+		}
+		f2fs_extent_insert(fi, map->lblk, first, n);
+	} else if (first != COMPRESS_ADDR) {
+		/* holes and preallocated blocks read as zeroes alike */
+		while (n < avail && (le32(dn.addrs[dn.ofs + n]) == NULL_ADDR ||
+				     le32(dn.addrs[dn.ofs + n]) == NEW_ADDR))
+			n++;
+		first = NULL_ADDR;
+	}
+	folio_put(sbi, dn.folio);
+	map->pblk = first;
+	map->len = n;
+	return 0;
+}
+
+int f2fs_get_block_addr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t lblk,
+			block_t *blk)
+{
+	struct f2fs_map_blocks map = { .lblk = lblk, .len = 1 };
+	int ret = f2fs_map_blocks(sbi, fi, &map);
+
+	*blk = map.pblk;
+	return ret;
+}
+
+/// Filling folios ///
+
+/* Folios being filled together, covering consecutive blocks [start, end). */
+struct fill_batch {
+	struct folio *folios[MAX_BATCH_FOLIOS];
+	unsigned int nr;
+	uint64_t start, end;
+};
+
+static uint8_t *batch_block_ptr(struct fill_batch *b, uint64_t blk, struct folio **owner)
+{
+	for (unsigned int i = 0; i < b->nr; i++) {
+		struct folio *f = b->folios[i];
+
+		if (blk >= f->index && blk < f->index + folio_nr_blocks(f)) {
+			*owner = f;
+			return f->data + ((blk - f->index) << F2FS_BLKSIZE_BITS);
+		}
+	}
+	*owner = NULL;
+	return NULL;
+}
+
+/* Per-folio state only for folios that more than one request (or a hole) touches. */
+static void note_run(struct fill_batch *b, uint64_t pos, uint32_t len)
+{
+	for (unsigned int i = 0; i < b->nr; i++) {
+		struct folio *f = b->folios[i];
+		uint64_t fend = f->index + folio_nr_blocks(f);
+
+		if (pos >= fend || pos + len <= f->index)
+			continue;
+		if (pos <= f->index && pos + len >= fend)
+			continue;	/* one request covers it: no state ("skip") */
+		if (!f->state && folio_get_state(f))
+			f->state->read_pending = 0;
+		if (f->state)
+			f->state->read_pending++;
+	}
+}
+
+static int read_run(struct f2fs_sb_info *sbi, struct fill_batch *b, uint64_t pos, uint32_t len,
+		    block_t pblk)
+{
+	struct iovec iov[MAX_IOV];
+	unsigned int cnt = 0;
+	uint64_t blk = pos, first_blk = pos;
+	int ret = 0;
+
+	while (blk < pos + len) {
+		struct folio *f;
+		uint8_t *p = batch_block_ptr(b, blk, &f);
+		uint64_t fend = f->index + folio_nr_blocks(f);
+		uint32_t n = MIN(pos + len, fend) - blk;
+
+		iov[cnt].iov_base = p;
+		iov[cnt++].iov_len = (size_t)n << F2FS_BLKSIZE_BITS;
+		blk += n;
+		if (cnt == MAX_IOV || blk == pos + len) {
+			ret = f2fs_dev_readv_blocks(&sbi->dev, iov, cnt,
+						    pblk + (first_blk - pos));
+			if (ret)
+				return ret;
+			cnt = 0;
+			first_blk = blk;
+		}
+	}
+	return 0;
+}
+
+static void zero_run(struct fill_batch *b, uint64_t pos, uint32_t len)
+{
+	for (uint64_t blk = pos; blk < pos + len; blk++) {
+		struct folio *f;
+		uint8_t *p = batch_block_ptr(b, blk, &f);
+
+		memset(p, 0, F2FS_BLKSIZE);
+	}
+}
+
+static int fill_batch(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+		      struct fill_batch *b)
+{
+	uint64_t eof_blk = DIV_ROUND_UP(fi->size, F2FS_BLKSIZE);
+	uint64_t pos = b->start;
+	int ret = 0;
+
+	while (pos < b->end) {
+		struct f2fs_map_blocks map = { .lblk = pos, .len = b->end - pos };
+
+		if (pos >= eof_blk) {
+			map.pblk = NULL_ADDR;	/* past EOF reads as zero whatever is mapped */
+		} else {
+			map.len = MIN(map.len, eof_blk - pos);
+			ret = f2fs_map_blocks(sbi, fi, &map);
+			if (ret)
+				break;
+			if (map.pblk == COMPRESS_ADDR) {
+				ret = f2fs_error(sbi, EFSCORRUPTED,
+						 "inode %u: compressed cluster in an uncompressed "
+						 "file at block %llu", fi->ino,
+						 (unsigned long long)pos);
+				break;
+			}
+		}
+		note_run(b, pos, map.len);
+		if (map.pblk == NULL_ADDR) {
+			zero_run(b, pos, map.len);
+			atomic_fetch_add(&sbi->ctr->hole_blocks, map.len);
+		} else {
+			ret = read_run(sbi, b, pos, map.len, map.pblk);
+			if (ret) {
+				ret = f2fs_error(sbi, EIO, "inode %u: data read at block %u failed: %s",
+						 fi->ino, map.pblk, strerror(-ret));
+				break;
+			}
+		}
+		pos += map.len;
+	}
+	for (unsigned int i = 0; i < b->nr; i++) {
+		struct folio *f = b->folios[i];
+
+		if (f->state) {
+			atomic_fetch_add(&sbi->ctr->state_alloc, 1);
+			f->state->read_pending = 0;
+		} else {
+			atomic_fetch_add(&sbi->ctr->state_skipped, 1);
+		}
+		folio_end_fill(sbi, f, !ret);
+	}
+	return ret;
+}
+
+/*
+ * The order of a new data folio: the inode's maximum, but no bigger than the
+ * file needs, so a small file does not pin a megabyte of cache.
+ */
+static unsigned int data_folio_order(struct f2fs_inode_info *fi)
+{
+	uint64_t blocks = DIV_ROUND_UP(fi->size, F2FS_BLKSIZE);
+	unsigned int order = fi->max_order;
+
+	while (order && (1ull << (order - 1)) >= blocks)
+		order--;
+	return order;
+}
+
+/// Compressed clusters ///
+
+static int read_compressed_cluster(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+				   struct folio *f)
+{
+	unsigned int cs = 1u << fi->log_cluster_size;
+	struct dnode_of_data dn;
+	block_t addrs[1u << MAX_COMPRESS_LOG_SIZE];
+	unsigned int nr_c = 0;
+	uint8_t *cbuf;
+	int ret;
+
+	ret = get_dnode(sbi, fi, f->index, &dn);
+	if (ret)
+		return ret;
+	if (!dn.folio) {
+		memset(f->data, 0, (size_t)cs * F2FS_BLKSIZE);
+		return 0;
+	}
+	for (unsigned int i = 0; i < cs; i++)
+		addrs[i] = dn.ofs + i < dn.nr ? le32(dn.addrs[dn.ofs + i]) : NULL_ADDR;
+	nid_t dnid = le32(folio_node(dn.folio)->footer.nid);
+
+	folio_put(sbi, dn.folio);
+	if (addrs[0] != COMPRESS_ADDR) {
+		/* a cluster stored raw: read block by block like a normal file */
+		for (unsigned int i = 0; i < cs; i++) {
+			uint8_t *p = f->data + (size_t)i * F2FS_BLKSIZE;
+
+			if (!is_data_blkaddr(addrs[i])) {
+				memset(p, 0, F2FS_BLKSIZE);
+				continue;
+			}
+			if (!f2fs_valid_main_blkaddr(sbi, addrs[i]))
+				return f2fs_error(sbi, EFSCORRUPTED,
+						  "node %u (inode %u): data block address %u out "
+						  "of range", dnid, fi->ino, addrs[i]);
+			ret = f2fs_dev_read_blocks(&sbi->dev, p, addrs[i], 1);
+			if (ret)
+				return ret;
+		}
+		return 0;
+	}
+	while (nr_c + 1 < cs && is_data_blkaddr(addrs[nr_c + 1]))
+		nr_c++;
+	if (!nr_c)
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "compressed cluster (inode %u, node %u, block %llu): no "
+				  "compressed blocks", fi->ino, dnid, (unsigned long long)f->index);
+	cbuf = malloc((size_t)nr_c * F2FS_BLKSIZE);
+	if (!cbuf)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < nr_c && !ret; i++) {
+		if (!f2fs_valid_main_blkaddr(sbi, addrs[i + 1]))
+			ret = f2fs_error(sbi, EFSCORRUPTED,
+					 "compressed cluster (inode %u, node %u): block address %u "
+					 "out of range", fi->ino, dnid, addrs[i + 1]);
+		else
+			ret = f2fs_dev_read_blocks(&sbi->dev, cbuf + (size_t)i * F2FS_BLKSIZE,
+						   addrs[i + 1], 1);
+	}
+	if (!ret) {
+		ret = f2fs_decompress_cluster(fi->compress_algorithm, cbuf,
+					      (size_t)nr_c * F2FS_BLKSIZE, f->data,
+					      (size_t)cs * F2FS_BLKSIZE,
+					      fi->compress_flag & COMPRESS_CHKSUM_FLAG);
+		if (ret)
+			ret = f2fs_error(sbi, -ret == EOPNOTSUPP ? EOPNOTSUPP : EIO,
+					 "compressed cluster header (block %u, inode %u, file "
+					 "block %llu): %s", addrs[1], fi->ino,
+					 (unsigned long long)f->index,
+					 ret == -EOPNOTSUPP ? "unsupported algorithm" :
+					 "corrupt or failed decompression");
+		else
+			atomic_fetch_add(&sbi->ctr->decompressed_clusters, 1);
+	}
+	free(cbuf);
+	return ret;
+}
+
+/// Read entry points ///
+
+static ssize_t copy_from_folio(struct folio *f, uint8_t *dst, uint64_t off, size_t len)
+{
+	uint64_t fstart = f->index << F2FS_BLKSIZE_BITS;
+	uint64_t fend = fstart + ((uint64_t)F2FS_BLKSIZE << f->order);
+	size_t n = MIN((uint64_t)len, fend - off);
+
+	memcpy(dst, f->data + (off - fstart), n);
+	return n;
+}
+
+static ssize_t read_inline(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint8_t *buf,
+			   size_t len, uint64_t off)
+{
+	struct folio *f = f2fs_get_inode_folio(sbi, fi->ino);
+	unsigned int max = f2fs_max_inline_data(fi);
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	if (fi->size > max) {
+		folio_put(sbi, f);
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "inode %u: inline data size %llu exceeds %u bytes", fi->ino,
+				  (unsigned long long)fi->size, max);
+	}
+	memcpy(buf, (uint8_t *)f2fs_inline_data_addr(fi, folio_node(f)) + off, len);
+	folio_put(sbi, f);
+	return len;
+}
+
+/* Grab folios for [off, off+len) and fill the new ones in batches. */
+static ssize_t read_folios(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint8_t *buf,
+			   size_t len, uint64_t off)
+{
+	bool compressed = f2fs_is_compressed(fi);
+	unsigned int order = compressed ? fi->log_cluster_size : data_folio_order(fi);
+	struct fill_batch b = { .nr = 0 };
+	struct folio *held[MAX_BATCH_FOLIOS];
+	unsigned int nheld = 0;
+	uint64_t pos = off, end = off + len;
+	ssize_t ret = 0;
+	size_t done = 0;
+
+	while (pos < end && !ret) {
+		bool created;
+		struct folio *f = folio_grab(sbi, MAP_DATA, fi->ino, pos >> F2FS_BLKSIZE_BITS,
+					     order, &created);
+
+		if (IS_ERR(f)) {
+			ret = PTR_ERR(f);
+			break;
+		}
+		held[nheld++] = f;
+		if (created && compressed) {
+			int err = read_compressed_cluster(sbi, fi, f);
+
+			folio_end_fill(sbi, f, !err);
+			ret = err;
+		} else if (created) {
+			if (b.nr && b.end != f->index) {
+				ret = fill_batch(sbi, fi, &b);
+				b.nr = 0;
+			}
+			if (!b.nr)
+				b.start = f->index;
+			b.folios[b.nr++] = f;
+			b.end = f->index + folio_nr_blocks(f);
+		}
+		pos = (f->index + folio_nr_blocks(f)) << F2FS_BLKSIZE_BITS;
+		if (nheld == MAX_BATCH_FOLIOS || pos >= end || ret) {
+			if (b.nr && !ret)
+				ret = fill_batch(sbi, fi, &b);
+			else
+				for (unsigned int i = 0; i < b.nr; i++)
+					folio_end_fill(sbi, b.folios[i], false);
+			b.nr = 0;
+			for (unsigned int i = 0; i < nheld; i++) {
+				struct folio *h = held[i];
+
+				if (!ret && folio_wait_uptodate(h))
+					ret = -EIO;
+				if (!ret)
+					done += copy_from_folio(h, buf + done, off + done,
+								len - done);
+				folio_put(sbi, h);
+			}
+			nheld = 0;
+		}
+	}
+	/* an error may leave created-but-unfilled folios in the batch */
+	for (unsigned int i = 0; i < b.nr; i++)
+		folio_end_fill(sbi, b.folios[i], false);
+	for (unsigned int i = 0; i < nheld; i++)
+		folio_put(sbi, held[i]);
+	if (ret < 0)
+		return ret;
+	return done;
+}
+
+ssize_t f2fs_file_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, void *buf,
+		       size_t len, uint64_t off)
+{
+	atomic_fetch_add(&sbi->ctr->read_calls, 1);
+	if (off >= fi->size || !len)
+		return 0;
+	len = MIN((uint64_t)len, fi->size - off);
+	if (f2fs_is_encrypted(fi))
+		return -ENOKEY;
+	ssize_t ret = f2fs_is_inline_data(fi) ? read_inline(sbi, fi, buf, len, off)
+					      : read_folios(sbi, fi, buf, len, off);
+
+	if (ret > 0)
+		atomic_fetch_add(&sbi->ctr->read_bytes, ret);
+	return ret;
+}
+
+struct folio *f2fs_get_data_folio(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+				  uint64_t lblk)
+{
+	bool created;
+	struct folio *f = folio_grab(sbi, MAP_DATA, fi->ino, lblk, 0, &created);
+	int ret;
+
+	if (IS_ERR(f))
+		return f;
+	if (created) {
+		struct fill_batch b = { .nr = 1, .start = f->index, .end = f->index + 1 };
+
+		b.folios[0] = f;
+		ret = fill_batch(sbi, fi, &b);
+	} else {
+		ret = folio_wait_uptodate(f);
+	}
+	if (ret) {
+		folio_put(sbi, f);
+		return ERR_PTR(ret);
+	}
+	return f;
+}

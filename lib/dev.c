@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The block device under the filesystem: an image file or a block device,
+ * reached through one of three backends (psync, io_uring, RAM). Every request
+ * is one contiguous run of blocks; this file counts requests and bytes and
+ * keeps the request-size histogram that proves batching and merging work. It
+ * also hosts fault injection (EIO at the Nth request) for tests.
+ */
+#include <fcntl.h>
+#include <liburing.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "f2fs.h"
+
+/// Request accounting ///
+
+static unsigned int hist_bucket(uint64_t bytes)
+{
+	unsigned int b = 0;
+
+	/* bucket 0 is <= 4K, each next doubles, the last collects 2M and up */
+	while (b < DEV_HIST_BUCKETS - 1 && bytes > (4096ull << b))
+		b++;
+	return b;
+}
+
+static size_t iov_bytes(const struct iovec *iov, int cnt)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < cnt; i++)
+		n += iov[i].iov_len;
+	return n;
+}
+
+static int dev_account(struct f2fs_dev *dev, int dir, size_t bytes)
+{
+	uint64_t n = atomic_fetch_add(&dev->nr_submitted, 1) + 1;
+	uint64_t fail = atomic_load(&dev->fail_at);
+
+	atomic_fetch_add(&dev->st.reqs[dir], 1);
+	atomic_fetch_add(&dev->st.bytes[dir], bytes);
+	atomic_fetch_add(&dev->st.hist[dir][hist_bucket(bytes)], 1);
+	if (fail && n == fail)
+		return -EIO;
+	return 0;
+}
+
+/// psync backend ///
+
+static int rw_full(int fd, const struct iovec *iov, int cnt, uint64_t off, bool write)
+{
+	struct iovec local[64];
+	size_t total = iov_bytes(iov, cnt);
+
+	if (cnt > (int)ARRAY_SIZE(local)) {
+		/* rare: fall back to one call per vector */
+		for (int i = 0; i < cnt; i++) {
+			int ret = rw_full(fd, &iov[i], 1, off, write);
+
+			if (ret)
+				return ret;
+			off += iov[i].iov_len;
+		}
+		return 0;
+	}
+	memcpy(local, iov, sizeof(*iov) * cnt);
+	struct iovec *v = local;
+
+	while (total) {
+		ssize_t n = write ? pwritev(fd, v, cnt, off) : preadv(fd, v, cnt, off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;	/* short read past the end of the image */
+		total -= n;
+		off += n;
+		while (n && cnt) {
+			if ((size_t)n >= v->iov_len) {
+				n -= v->iov_len;
+				v++;
+				cnt--;
+			} else {
+				v->iov_base = (uint8_t *)v->iov_base + n;
+				v->iov_len -= n;
+				n = 0;
+			}
+		}
+	}
+	return 0;
+}
+
+static int psync_readv(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
+{
+	return rw_full(dev->fd, iov, cnt, off, false);
+}
+
+static int psync_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
+{
+	return rw_full(dev->fd, iov, cnt, off, true);
+}
+
+static int psync_flush(struct f2fs_dev *dev)
+{
+	return fdatasync(dev->fd) ? -errno : 0;
+}
+
+static void fd_close(struct f2fs_dev *dev)
+{
+	if (dev->fd >= 0)
+		close(dev->fd);
+	dev->fd = -1;
+}
+
+static const struct f2fs_dev_ops psync_ops = {
+	.readv = psync_readv,
+	.writev = psync_writev,
+	.flush = psync_flush,
+	.close = fd_close,
+};
+
+/// io_uring backend ///
+
+/*
+ * One ring per calling thread: FUSE worker threads issue requests
+ * concurrently, and a shared ring would need a lock around submit+wait that
+ * serializes them. Each thread's ring is created lazily and torn down at exit.
+ */
+static __thread struct io_uring *tls_ring;
+static __thread bool tls_ring_failed;
+static pthread_key_t ring_key;
+static pthread_once_t ring_once = PTHREAD_ONCE_INIT;
+
+static void ring_destroy(void *p)
+{
+	struct io_uring *ring = p;
+
+	io_uring_queue_exit(ring);
+	free(ring);
+}
+
+static void ring_key_init(void)
+{
+	pthread_key_create(&ring_key, ring_destroy);
+}
+
+static struct io_uring *thread_ring(void)
+{
+	if (tls_ring || tls_ring_failed)
+		return tls_ring;
+	pthread_once(&ring_once, ring_key_init);
+	struct io_uring *ring = calloc(1, sizeof(*ring));
+
+	if (!ring || io_uring_queue_init(8, ring, 0) < 0) {
+		free(ring);
+		tls_ring_failed = true;
+		return NULL;
+	}
+	pthread_setspecific(ring_key, ring);
+	tls_ring = ring;
+	return ring;
+}
+
+static int uring_rw(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off,
+		    bool write)
+{
+	struct io_uring *ring = thread_ring();
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	size_t want = iov_bytes(iov, cnt);
+	int ret;
+
+	if (!ring)
+		return rw_full(dev->fd, iov, cnt, off, write);
+	sqe = io_uring_get_sqe(ring);
+	if (write)
+		io_uring_prep_writev(sqe, dev->fd, iov, cnt, off);
+	else
+		io_uring_prep_readv(sqe, dev->fd, iov, cnt, off);
+	ret = io_uring_submit_and_wait(ring, 1);
+	if (ret < 0)
+		return ret;
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret < 0)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	if (ret < 0)
+		return ret;
+	if ((size_t)ret != want) {
+		/* a short transfer: finish it synchronously */
+		struct iovec rest[64];
+		int n = 0;
+		size_t skip = ret;
+
+		for (int i = 0; i < cnt && n < 64; i++) {
+			if (skip >= iov[i].iov_len) {
+				skip -= iov[i].iov_len;
+				continue;
+			}
+			rest[n].iov_base = (uint8_t *)iov[i].iov_base + skip;
+			rest[n++].iov_len = iov[i].iov_len - skip;
+			skip = 0;
+		}
+		return rw_full(dev->fd, rest, n, off + ret, write);
+	}
+	return 0;
+}
+
+static int uring_readv(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
+{
+	return uring_rw(dev, iov, cnt, off, false);
+}
+
+static int uring_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
+{
+	return uring_rw(dev, iov, cnt, off, true);
+}
+
+static const struct f2fs_dev_ops uring_ops = {
+	.readv = uring_readv,
+	.writev = uring_writev,
+	.flush = psync_flush,
+	.close = fd_close,
+};
+
+/// RAM backend ///
+
+static int ram_rw(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off,
+		  bool write)
+{
+	for (int i = 0; i < cnt; i++) {
+		if (off + iov[i].iov_len > dev->size || off + iov[i].iov_len < off)
+			return -EIO;
+		if (write)
+			memcpy(dev->ram + off, iov[i].iov_base, iov[i].iov_len);
+		else
+			memcpy(iov[i].iov_base, dev->ram + off, iov[i].iov_len);
+		off += iov[i].iov_len;
+	}
+	return 0;
+}
+
+static int ram_readv(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
+{
+	return ram_rw(dev, iov, cnt, off, false);
+}
+
+static int ram_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
+{
+	return ram_rw(dev, iov, cnt, off, true);
+}
+
+static int ram_flush(struct f2fs_dev *dev)
+{
+	return 0;
+}
+
+static void ram_close(struct f2fs_dev *dev)
+{
+	free(dev->ram);
+	dev->ram = NULL;
+}
+
+static const struct f2fs_dev_ops ram_ops = {
+	.readv = ram_readv,
+	.writev = ram_writev,
+	.flush = ram_flush,
+	.close = ram_close,
+};
+
+/// Open and the block-run API ///
+
+static int dev_open_fd(struct f2fs_dev *dev, const char *path)
+{
+	struct stat st;
+
+	dev->fd = open(path, (dev->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+	if (dev->fd < 0)
+		return -errno;
+	if (fstat(dev->fd, &st)) {
+		int err = -errno;
+
+		fd_close(dev);
+		return err;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		if (ioctl(dev->fd, BLKGETSIZE64, &dev->size)) {
+			int err = -errno;
+
+			fd_close(dev);
+			return err;
+		}
+	} else if (S_ISREG(st.st_mode)) {
+		dev->size = st.st_size;
+	} else {
+		fd_close(dev);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int f2fs_dev_open(struct f2fs_dev *dev, const struct uf2fs_options *opts)
+{
+	memset(dev, 0, sizeof(*dev));
+	dev->fd = -1;
+	dev->read_only = opts->read_only;
+	if (opts->backend == UF2FS_BACKEND_RAM) {
+		if (!opts->ram_image && opts->device) {
+			int ret = dev_open_fd(dev, opts->device);
+
+			if (ret)
+				return ret;
+			dev->ram = malloc(dev->size ? dev->size : 1);
+			if (!dev->ram) {
+				fd_close(dev);
+				return -ENOMEM;
+			}
+			struct iovec v = { dev->ram, dev->size };
+
+			ret = rw_full(dev->fd, &v, 1, 0, false);
+			fd_close(dev);
+			if (ret) {
+				free(dev->ram);
+				return ret;
+			}
+		} else {
+			dev->size = opts->ram_size;
+			dev->ram = malloc(dev->size ? dev->size : 1);
+			if (!dev->ram)
+				return -ENOMEM;
+			memcpy(dev->ram, opts->ram_image, dev->size);
+		}
+		dev->ops = &ram_ops;
+		return 0;
+	}
+	if (!opts->device)
+		return -EINVAL;
+	int ret = dev_open_fd(dev, opts->device);
+
+	if (ret)
+		return ret;
+	dev->ops = opts->backend == UF2FS_BACKEND_URING ? &uring_ops : &psync_ops;
+	return 0;
+}
+
+void f2fs_dev_close(struct f2fs_dev *dev)
+{
+	if (dev->ops)
+		dev->ops->close(dev);
+	dev->ops = NULL;
+}
+
+int f2fs_dev_readv_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk)
+{
+	size_t bytes = iov_bytes(iov, cnt);
+	uint64_t off = (uint64_t)blk << F2FS_BLKSIZE_BITS;
+
+	if (off + bytes > dev->size)
+		return -EIO;	/* past the end: a truncated image */
+	int ret = dev_account(dev, DEV_READ, bytes);
+
+	if (ret)
+		return ret;
+	return dev->ops->readv(dev, iov, cnt, off);
+}
+
+int f2fs_dev_read_blocks(struct f2fs_dev *dev, void *buf, block_t blkaddr, unsigned int nr)
+{
+	struct iovec v = { buf, (size_t)nr << F2FS_BLKSIZE_BITS };
+
+	return f2fs_dev_readv_blocks(dev, &v, 1, blkaddr);
+}

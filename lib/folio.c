@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The folio cache, uf2fs's page cache. Three kinds of mapping share it: meta
+ * (keyed by block address), node (keyed by nid) and data (keyed by inode and
+ * file block index). A folio covers 2^order blocks at an index aligned to its
+ * order; data folios can be large, node and meta folios are single blocks.
+ *
+ * Every block of a folio has a hash slot, so any block index finds its folio
+ * in one probe and a new folio can check for overlap with existing ones. All
+ * slots of a folio hash into the same shard (the shard is chosen by the
+ * 512-block chunk, and folios never cross a chunk), so one lock covers a
+ * whole insert or removal. Unreferenced folios sit on a global LRU and are
+ * evicted when the cache exceeds cache_size. Lock order: shard, then LRU.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "f2fs.h"
+
+#define NR_SHARDS	64
+#define CHUNK_SHIFT	9	/* largest folio order: no folio crosses a chunk */
+
+struct folio_slot {
+	struct folio_slot *hnext;
+	struct folio *folio;
+	uint64_t index;
+};
+
+struct cache_shard {
+	pthread_mutex_t lock;
+	struct folio_slot **buckets;
+	unsigned int nbuckets;
+};
+
+struct folio_cache {
+	struct cache_shard shards[NR_SHARDS];
+	pthread_mutex_t lru_lock;
+	struct folio lru;		/* list head; most recently used at lru.lru_next */
+	uint64_t limit;			/* bytes */
+	atomic_uint_fast64_t bytes;
+	struct uf2fs_counters *ctr;
+};
+
+/* The slot array lives right after the folio struct. */
+static inline struct folio_slot *folio_slots(struct folio *f)
+{
+	return (struct folio_slot *)(f + 1);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t owner_id(unsigned int kind, uint64_t key)
+{
+	return (key << 2) | kind;
+}
+
+static struct cache_shard *shard_of(struct folio_cache *c, uint64_t owner, uint64_t index)
+{
+	return &c->shards[mix64(owner * 31 + (index >> CHUNK_SHIFT)) % NR_SHARDS];
+}
+
+static unsigned int bucket_of(struct cache_shard *s, uint64_t owner, uint64_t index)
+{
+	return mix64(owner ^ (index * 0x9e3779b97f4a7c15ull)) & (s->nbuckets - 1);
+}
+
+/// Init and teardown ///
+
+static uint64_t default_cache_size(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	uint64_t ram = pages > 0 && psz > 0 ? (uint64_t)pages * psz : 1ull << 30;
+
+	/* one sixteenth of RAM, at least 64 MiB: the kernel caches FUSE pages too */
+	return MAX(ram / 16, 64ull << 20);
+}
+
+int folio_cache_init(struct f2fs_sb_info *sbi, uint64_t cache_size)
+{
+	struct folio_cache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->limit = cache_size ? cache_size : default_cache_size();
+	c->ctr = sbi->ctr;
+	pthread_mutex_init(&c->lru_lock, NULL);
+	c->lru.lru_next = c->lru.lru_prev = &c->lru;
+	for (int i = 0; i < NR_SHARDS; i++) {
+		struct cache_shard *s = &c->shards[i];
+
+		pthread_mutex_init(&s->lock, NULL);
+		s->nbuckets = 4096;
+		s->buckets = calloc(s->nbuckets, sizeof(*s->buckets));
+		if (!s->buckets) {
+			sbi->cache = c;
+			folio_cache_destroy(sbi);
+			return -ENOMEM;
+		}
+	}
+	sbi->cache = c;
+	return 0;
+}
+
+static void folio_free(struct folio_cache *c, struct folio *f)
+{
+	atomic_fetch_sub(&c->bytes, (uint64_t)F2FS_BLKSIZE << f->order);
+	pthread_mutex_destroy(&f->lock);
+	pthread_cond_destroy(&f->cond);
+	free(f->state);
+	free(f->data);
+	free(f);
+}
+
+void folio_cache_destroy(struct f2fs_sb_info *sbi)
+{
+	struct folio_cache *c = sbi->cache;
+
+	if (!c)
+		return;
+	for (int i = 0; i < NR_SHARDS; i++) {
+		struct cache_shard *s = &c->shards[i];
+
+		for (unsigned int b = 0; s->buckets && b < s->nbuckets; b++) {
+			struct folio_slot *slot = s->buckets[b];
+
+			while (slot) {
+				struct folio_slot *next = slot->hnext;
+
+				/* free a folio once, through its first slot */
+				if (slot == folio_slots(slot->folio))
+					folio_free(c, slot->folio);
+				slot = next;
+			}
+		}
+		free(s->buckets);
+		pthread_mutex_destroy(&s->lock);
+	}
+	pthread_mutex_destroy(&c->lru_lock);
+	free(c);
+	sbi->cache = NULL;
+}
+
+/// Hash and LRU ///
+
+static struct folio *shard_find(struct cache_shard *s, uint64_t owner, uint64_t index)
+{
+	for (struct folio_slot *slot = s->buckets[bucket_of(s, owner, index)]; slot;
+	     slot = slot->hnext) {
+		if (slot->index == index && slot->folio->key == owner)
+			return slot->folio;
+	}
+	return NULL;
+}
+
+static void shard_insert(struct cache_shard *s, struct folio *f)
+{
+	struct folio_slot *slots = folio_slots(f);
+
+	for (unsigned int i = 0; i < folio_nr_blocks(f); i++) {
+		unsigned int b = bucket_of(s, f->key, f->index + i);
+
+		slots[i].folio = f;
+		slots[i].index = f->index + i;
+		slots[i].hnext = s->buckets[b];
+		s->buckets[b] = &slots[i];
+	}
+}
+
+static void shard_remove(struct cache_shard *s, struct folio *f)
+{
+	struct folio_slot *slots = folio_slots(f);
+
+	for (unsigned int i = 0; i < folio_nr_blocks(f); i++) {
+		struct folio_slot **pp = &s->buckets[bucket_of(s, f->key, f->index + i)];
+
+		while (*pp && *pp != &slots[i])
+			pp = &(*pp)->hnext;
+		if (*pp)
+			*pp = slots[i].hnext;
+	}
+}
+
+static void lru_del(struct folio *f)
+{
+	if (!f->lru_next)
+		return;
+	f->lru_prev->lru_next = f->lru_next;
+	f->lru_next->lru_prev = f->lru_prev;
+	f->lru_next = f->lru_prev = NULL;
+}
+
+static void lru_add(struct folio_cache *c, struct folio *f)
+{
+	f->lru_next = c->lru.lru_next;
+	f->lru_prev = &c->lru;
+	c->lru.lru_next->lru_prev = f;
+	c->lru.lru_next = f;
+}
+
+/*
+ * Evict unreferenced folios from the cold end until we are under the limit.
+ * We hold the LRU lock and may only trylock shards (lock order), so a busy
+ * shard's folio is skipped, not waited for.
+ */
+static void cache_shrink(struct folio_cache *c)
+{
+	int budget = 64;
+
+	if (atomic_load(&c->bytes) <= c->limit)
+		return;
+	pthread_mutex_lock(&c->lru_lock);
+	struct folio *f = c->lru.lru_prev;
+
+	while (f != &c->lru && atomic_load(&c->bytes) > c->limit && budget-- > 0) {
+		struct folio *prev = f->lru_prev;
+		struct cache_shard *s = shard_of(c, f->key, f->index);
+
+		if (pthread_mutex_trylock(&s->lock) == 0) {
+			if (atomic_load(&f->refcnt) == 0) {
+				lru_del(f);
+				shard_remove(s, f);
+				pthread_mutex_unlock(&s->lock);
+				atomic_fetch_add(&c->ctr->cache_evictions, 1);
+				folio_free(c, f);
+			} else {
+				pthread_mutex_unlock(&s->lock);
+			}
+		}
+		f = prev;
+	}
+	pthread_mutex_unlock(&c->lru_lock);
+}
+
+static void folio_get_locked(struct folio_cache *c, struct folio *f)
+{
+	if (atomic_fetch_add(&f->refcnt, 1) == 0) {
+		pthread_mutex_lock(&c->lru_lock);
+		lru_del(f);
+		pthread_mutex_unlock(&c->lru_lock);
+	}
+}
+
+/// Grab, fill, put ///
+
+static struct folio *folio_alloc(unsigned int kind, uint64_t owner, uint64_t index,
+				 unsigned int order)
+{
+	size_t nr = 1u << order;
+	struct folio *f = calloc(1, sizeof(*f) + nr * sizeof(struct folio_slot));
+
+	if (!f)
+		return NULL;
+	/* page-aligned buffers keep O_DIRECT and splice paths open */
+	if (posix_memalign((void **)&f->data, 4096, nr * F2FS_BLKSIZE)) {
+		free(f);
+		return NULL;
+	}
+	f->kind = kind;
+	f->key = owner;
+	f->index = index;
+	f->order = order;
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->cond, NULL);
+	return f;
+}
+
+/* Largest order <= want whose aligned range around index holds no folio. */
+static unsigned int fit_order(struct cache_shard *s, uint64_t owner, uint64_t index,
+			      unsigned int want)
+{
+	for (unsigned int order = want; order > 0; order--) {
+		uint64_t start = index & ~((1ull << order) - 1);
+		bool clash = false;
+
+		for (uint64_t i = start; i < start + (1ull << order) && !clash; i++)
+			clash = shard_find(s, owner, i) != NULL;
+		if (!clash)
+			return order;
+	}
+	return 0;
+}
+
+struct folio *folio_lookup(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key,
+			   uint64_t index)
+{
+	struct folio_cache *c = sbi->cache;
+	uint64_t owner = owner_id(kind, key);
+	struct cache_shard *s = shard_of(c, owner, index);
+	struct folio *f;
+
+	pthread_mutex_lock(&s->lock);
+	f = shard_find(s, owner, index);
+	if (f)
+		folio_get_locked(c, f);
+	pthread_mutex_unlock(&s->lock);
+	return f;
+}
+
+struct folio *folio_grab(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key,
+			 uint64_t index, unsigned int order, bool *created)
+{
+	struct folio_cache *c = sbi->cache;
+	uint64_t owner = owner_id(kind, key);
+	struct cache_shard *s = shard_of(c, owner, index);
+	struct folio *f;
+
+	if (order > CHUNK_SHIFT)
+		order = CHUNK_SHIFT;
+	*created = false;
+	pthread_mutex_lock(&s->lock);
+	f = shard_find(s, owner, index);
+	if (f) {
+		folio_get_locked(c, f);
+		pthread_mutex_unlock(&s->lock);
+		atomic_fetch_add(&c->ctr->cache_hits, 1);
+		return f;
+	}
+	order = fit_order(s, owner, index, order);
+	f = folio_alloc(kind, owner, index & ~((1ull << order) - 1), order);
+	if (!f) {
+		pthread_mutex_unlock(&s->lock);
+		return ERR_PTR(-ENOMEM);
+	}
+	f->busy = true;
+	atomic_store(&f->refcnt, 1);
+	shard_insert(s, f);
+	pthread_mutex_unlock(&s->lock);
+	atomic_fetch_add(&c->bytes, (uint64_t)F2FS_BLKSIZE << order);
+	atomic_fetch_add(&c->ctr->cache_misses, 1);
+	atomic_fetch_add(&c->ctr->folios_alloc[order], 1);
+	*created = true;
+	cache_shrink(c);
+	return f;
+}
+
+void folio_end_fill(struct f2fs_sb_info *sbi, struct folio *f, bool ok)
+{
+	pthread_mutex_lock(&f->lock);
+	f->busy = false;
+	f->uptodate = ok;
+	f->error = !ok;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+	if (!ok) {
+		/* a failed fill must not be served to the next reader: unhash it */
+		struct folio_cache *c = sbi->cache;
+		struct cache_shard *s = shard_of(c, f->key, f->index);
+
+		pthread_mutex_lock(&s->lock);
+		if (shard_find(s, f->key, f->index) == f)
+			shard_remove(s, f);
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+int folio_wait_uptodate(struct folio *f)
+{
+	pthread_mutex_lock(&f->lock);
+	while (f->busy)
+		pthread_cond_wait(&f->cond, &f->lock);
+	int ret = f->uptodate ? 0 : -EIO;
+
+	pthread_mutex_unlock(&f->lock);
+	return ret;
+}
+
+void folio_put(struct f2fs_sb_info *sbi, struct folio *f)
+{
+	struct folio_cache *c = sbi->cache;
+	struct cache_shard *s = shard_of(c, f->key, f->index);
+	bool hashed;
+
+	pthread_mutex_lock(&s->lock);
+	if (atomic_fetch_sub(&f->refcnt, 1) != 1) {
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	hashed = shard_find(s, f->key, f->index) == f;
+	if (hashed && !f->dropbehind) {
+		pthread_mutex_lock(&c->lru_lock);
+		lru_add(c, f);
+		pthread_mutex_unlock(&c->lru_lock);
+		pthread_mutex_unlock(&s->lock);
+		cache_shrink(c);
+		return;
+	}
+	if (hashed)
+		shard_remove(s, f);
+	pthread_mutex_unlock(&s->lock);
+	folio_free(c, f);
+}
+
+/* Drop every unreferenced folio of one owner (used on inode eviction). */
+void folio_invalidate_owner(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key)
+{
+	struct folio_cache *c = sbi->cache;
+	uint64_t owner = owner_id(kind, key);
+
+	pthread_mutex_lock(&c->lru_lock);
+	struct folio *f = c->lru.lru_prev;
+
+	while (f != &c->lru) {
+		struct folio *prev = f->lru_prev;
+
+		if (f->key == owner) {
+			struct cache_shard *s = shard_of(c, f->key, f->index);
+
+			if (pthread_mutex_trylock(&s->lock) == 0) {
+				if (atomic_load(&f->refcnt) == 0) {
+					lru_del(f);
+					shard_remove(s, f);
+					pthread_mutex_unlock(&s->lock);
+					folio_free(c, f);
+				} else {
+					pthread_mutex_unlock(&s->lock);
+				}
+			}
+		}
+		f = prev;
+	}
+	pthread_mutex_unlock(&c->lru_lock);
+}
+
+/*
+ * Lazy per-block state: created only when a folio needs sub-folio tracking,
+ * inheriting the folio's whole-folio flags.
+ */
+struct folio_state *folio_get_state(struct folio *f)
+{
+	unsigned int nr = folio_nr_blocks(f);
+	size_t words = DIV_ROUND_UP(2 * nr, 64);
+
+	if (f->state)
+		return f->state;
+	f->state = calloc(1, sizeof(struct folio_state) + words * sizeof(uint64_t));
+	if (f->state && f->uptodate) {
+		for (unsigned int i = 0; i < nr; i++)
+			f->state->bits[i / 64] |= 1ull << (i % 64);
+	}
+	return f->state;
+}
+
+uint64_t folio_cache_bytes(struct f2fs_sb_info *sbi)
+{
+	return atomic_load(&sbi->cache->bytes);
+}
+
+uint64_t folio_cache_limit(struct f2fs_sb_info *sbi)
+{
+	return sbi->cache->limit;
+}

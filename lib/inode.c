@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Inodes: loading an inode block into f2fs_inode_info with the kernel's
+ * sanity checks and checksum, the geometry that depends on extra attributes
+ * and inline xattrs (where block addresses, inline data and inline xattrs
+ * start), large-folio eligibility, and the inode cache that the API's
+ * inode-number interface sits on.
+ */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "f2fs.h"
+
+#define ICACHE_BUCKETS	4096
+#define ICACHE_UNUSED_MAX 8192	/* unreferenced inodes kept for re-lookup */
+
+struct inode_cache {
+	pthread_mutex_t lock;
+	struct f2fs_inode_info *buckets[ICACHE_BUCKETS];
+	struct f2fs_inode_info lru;	/* unreferenced inodes, newest first */
+	unsigned int nr_unused;
+};
+
+/// Geometry ///
+
+static unsigned int inline_xattr_addrs(struct f2fs_sb_info *sbi, const struct f2fs_inode *ri)
+{
+	if (f2fs_has_feature(sbi, F2FS_FEATURE_FLEXIBLE_INLINE_XATTR))
+		return (ri->i_inline & F2FS_EXTRA_ATTR) ? le16(ri->i_inline_xattr_size) : 0;
+	if (ri->i_inline & (F2FS_INLINE_XATTR | F2FS_INLINE_DENTRY))
+		return DEFAULT_INLINE_XATTR_ADDRS;
+	return 0;
+}
+
+void *f2fs_inline_data_addr(const struct f2fs_inode_info *fi, struct f2fs_node *node)
+{
+	return &node->i.i_addr[fi->extra_isize + DEF_INLINE_RESERVED_SIZE];
+}
+
+unsigned int f2fs_max_inline_data(const struct f2fs_inode_info *fi)
+{
+	return sizeof(uint32_t) * (DEF_ADDRS_PER_INODE - fi->extra_isize -
+				   fi->inline_xattr_addrs - DEF_INLINE_RESERVED_SIZE);
+}
+
+void *f2fs_inline_xattr_addr(const struct f2fs_inode_info *fi, struct f2fs_node *node)
+{
+	return &node->i.i_addr[DEF_ADDRS_PER_INODE - fi->inline_xattr_addrs];
+}
+
+/// Loading an inode ///
+
+static bool inode_chksum_enabled(struct f2fs_sb_info *sbi, const struct f2fs_inode *ri)
+{
+	if (!f2fs_has_feature(sbi, F2FS_FEATURE_INODE_CHKSUM))
+		return false;
+	if (!(ri->i_inline & F2FS_EXTRA_ATTR))
+		return false;
+	return le16(ri->i_extra_isize) >=
+	       offsetof(struct f2fs_inode, i_inode_checksum) + 4 - OFFSET_OF_END_OF_I_EXT;
+}
+
+static int sanity_check_inode(struct f2fs_sb_info *sbi, nid_t ino, block_t blk,
+			      const struct f2fs_node *node)
+{
+	const struct f2fs_inode *ri = &node->i;
+	unsigned int extra = (ri->i_inline & F2FS_EXTRA_ATTR) ? le16(ri->i_extra_isize) : 0;
+
+	if (le32(node->footer.nid) != le32(node->footer.ino) ||
+	    le32(node->footer.flag) >> OFFSET_BIT_SHIFT)
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "inode %u (block %u): node block is not an inode", ino, blk);
+	if ((ri->i_inline & F2FS_EXTRA_ATTR) && !f2fs_has_feature(sbi, F2FS_FEATURE_EXTRA_ATTR))
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "inode %u (block %u): extra attributes without the feature", ino,
+				  blk);
+	if (extra % 4 || extra > F2FS_TOTAL_EXTRA_ATTR_SIZE)
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "inode %u (block %u): bad extra attribute size %u", ino, blk,
+				  extra);
+	if (inline_xattr_addrs(sbi, ri) + extra / 4 + DEF_INLINE_RESERVED_SIZE >
+	    DEF_ADDRS_PER_INODE)
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "inode %u (block %u): bad inline xattr size %u", ino, blk,
+				  inline_xattr_addrs(sbi, ri));
+	if (inode_chksum_enabled(sbi, ri) &&
+	    f2fs_inode_chksum(sbi->chksum_seed, node) != le32(ri->i_inode_checksum))
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "inode %u (block %u): inode checksum mismatch", ino, blk);
+	if ((le32(ri->i_flags) & F2FS_COMPR_FL) && S_ISREG(le16(ri->i_mode))) {
+		if (!f2fs_has_feature(sbi, F2FS_FEATURE_COMPRESSION) ||
+		    extra < offsetof(struct f2fs_inode, i_extra_end) - OFFSET_OF_END_OF_I_EXT ||
+		    ri->i_log_cluster_size < MIN_COMPRESS_LOG_SIZE ||
+		    ri->i_log_cluster_size > MAX_COMPRESS_LOG_SIZE)
+			return f2fs_error(sbi, EFSCORRUPTED,
+					  "inode %u (block %u): bad compression attributes", ino,
+					  blk);
+	}
+	if (le32(ri->i_namelen) > F2FS_NAME_LEN)
+		return f2fs_error(sbi, EFSCORRUPTED, "inode %u (block %u): name length %u", ino,
+				  blk, le32(ri->i_namelen));
+	return 0;
+}
+
+static uint32_t decode_rdev(const struct f2fs_inode_info *fi, const struct f2fs_inode *ri)
+{
+	uint32_t old = le32(ri->i_addr[fi->extra_isize]);
+	uint32_t dev = le32(ri->i_addr[fi->extra_isize + 1]);
+
+	if (old)
+		return makedev((old >> 8) & 255, old & 255);
+	return makedev((dev & 0xfff00) >> 8, (dev & 0xff) | ((dev >> 12) & 0xfff00));
+}
+
+static void fill_inode_info(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			    const struct f2fs_inode *ri)
+{
+	fi->mode = le16(ri->i_mode);
+	fi->uid = le32(ri->i_uid);
+	fi->gid = le32(ri->i_gid);
+	fi->nlink = le32(ri->i_links);
+	fi->size = le64(ri->i_size);
+	fi->blocks = le64(ri->i_blocks);
+	fi->atime = (struct timespec){ le64(ri->i_atime), le32(ri->i_atime_nsec) };
+	fi->mtime = (struct timespec){ le64(ri->i_mtime), le32(ri->i_mtime_nsec) };
+	fi->ctime = (struct timespec){ le64(ri->i_ctime), le32(ri->i_ctime_nsec) };
+	fi->generation = le32(ri->i_generation);
+	fi->flags = le32(ri->i_flags);
+	fi->i_advise = ri->i_advise;
+	fi->i_inline = ri->i_inline;
+	fi->i_dir_level = ri->i_dir_level;
+	fi->current_depth = le32(ri->i_current_depth);
+	fi->xattr_nid = le32(ri->i_xattr_nid);
+	for (int i = 0; i < DEF_NIDS_PER_INODE; i++)
+		fi->i_nid[i] = le32(ri->i_nid[i]);
+	fi->extra_isize = (ri->i_inline & F2FS_EXTRA_ATTR) ? le16(ri->i_extra_isize) / 4 : 0;
+	fi->inline_xattr_addrs = inline_xattr_addrs(sbi, ri);
+	fi->addrs_per_inode = DEF_ADDRS_PER_INODE - fi->extra_isize - fi->inline_xattr_addrs;
+	if (f2fs_has_feature(sbi, F2FS_FEATURE_INODE_CRTIME) &&
+	    fi->extra_isize * 4 >= offsetof(struct f2fs_inode, i_compr_blocks) -
+				   OFFSET_OF_END_OF_I_EXT)
+		fi->crtime = (struct timespec){ le64(ri->i_crtime), le32(ri->i_crtime_nsec) };
+	if (f2fs_is_compressed(fi) && S_ISREG(fi->mode)) {
+		fi->compress_algorithm = ri->i_compress_algorithm;
+		fi->log_cluster_size = ri->i_log_cluster_size;
+		fi->compress_flag = le16(ri->i_compress_flag);
+		fi->compr_blocks = le64(ri->i_compr_blocks);
+		/* a cluster never straddles the inode and a direct node */
+		fi->addrs_per_inode &= ~((1u << fi->log_cluster_size) - 1);
+	}
+	if (S_ISCHR(fi->mode) || S_ISBLK(fi->mode) || S_ISFIFO(fi->mode) || S_ISSOCK(fi->mode))
+		fi->rdev = decode_rdev(fi, ri);
+	fi->largest = (struct extent_info){ le32(ri->i_ext.fofs), le32(ri->i_ext.blk_addr),
+					    le32(ri->i_ext.len) };
+	/* as f2fs_inode_may_use_large_folio: not for inline or compressed data */
+	fi->max_order = 0;
+	if (S_ISREG(fi->mode) && !f2fs_is_inline_data(fi) && !f2fs_is_compressed(fi))
+		fi->max_order = sbi->opts.max_folio_order;
+}
+
+static int check_largest_extent(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	struct extent_info *e = &fi->largest;
+
+	if (!e->len)
+		return 0;
+	if (!f2fs_valid_main_blkaddr(sbi, e->blk) ||
+	    (uint64_t)e->blk + e->len > sbi->block_count) {
+		/* the kernel drops a bad i_ext rather than failing the inode */
+		f2fs_msg(sbi, "inode %u: ignoring invalid largest extent (%u, %u, %u)", fi->ino,
+			 e->fofs, e->blk, e->len);
+		e->len = 0;
+		return 0;
+	}
+	f2fs_extent_insert(fi, e->fofs, e->blk, e->len);
+	return 0;
+}
+
+struct folio *f2fs_get_inode_folio(struct f2fs_sb_info *sbi, nid_t ino)
+{
+	return f2fs_get_node_folio(sbi, ino);
+}
+
+static struct f2fs_inode_info *load_inode(struct f2fs_sb_info *sbi, nid_t ino)
+{
+	struct f2fs_inode_info *fi;
+	struct node_info ni;
+	struct folio *f;
+	int ret;
+
+	if (ino == sbi->node_ino || ino == sbi->meta_ino)
+		return ERR_PTR(-ENOENT);
+	ret = f2fs_get_node_info(sbi, ino, &ni);
+	if (ret)
+		return ERR_PTR(ret);
+	if (ni.ino != ino)
+		return ERR_PTR(f2fs_error(sbi, EFSCORRUPTED,
+					  "NAT: inode %u maps to a node of inode %u", ino, ni.ino));
+	f = f2fs_get_inode_folio(sbi, ino);
+	if (IS_ERR(f))
+		return (void *)f;
+	ret = sanity_check_inode(sbi, ino, ni.blk_addr, folio_node(f));
+	if (ret) {
+		folio_put(sbi, f);
+		return ERR_PTR(ret);
+	}
+	fi = calloc(1, sizeof(*fi));
+	if (!fi) {
+		folio_put(sbi, f);
+		return ERR_PTR(-ENOMEM);
+	}
+	fi->ino = ino;
+	pthread_mutex_init(&fi->i_lock, NULL);
+	fill_inode_info(sbi, fi, &folio_node(f)->i);
+	folio_put(sbi, f);
+	check_largest_extent(sbi, fi);
+	return fi;
+}
+
+static void free_inode(struct f2fs_inode_info *fi)
+{
+	f2fs_extent_tree_destroy(fi);
+	pthread_mutex_destroy(&fi->i_lock);
+	free(fi);
+}
+
+/// Inode cache ///
+
+int f2fs_icache_init(struct f2fs_sb_info *sbi)
+{
+	struct inode_cache *ic = calloc(1, sizeof(*ic));
+
+	if (!ic)
+		return -ENOMEM;
+	pthread_mutex_init(&ic->lock, NULL);
+	ic->lru.lru_next = ic->lru.lru_prev = &ic->lru;
+	sbi->icache = ic;
+	return 0;
+}
+
+void f2fs_icache_destroy(struct f2fs_sb_info *sbi)
+{
+	struct inode_cache *ic = sbi->icache;
+
+	if (!ic)
+		return;
+	for (int b = 0; b < ICACHE_BUCKETS; b++) {
+		struct f2fs_inode_info *fi = ic->buckets[b];
+
+		while (fi) {
+			struct f2fs_inode_info *next = fi->hnext;
+
+			free_inode(fi);
+			fi = next;
+		}
+	}
+	pthread_mutex_destroy(&ic->lock);
+	free(ic);
+	sbi->icache = NULL;
+}
+
+static void ilru_del(struct f2fs_inode_info *fi)
+{
+	fi->lru_prev->lru_next = fi->lru_next;
+	fi->lru_next->lru_prev = fi->lru_prev;
+	fi->lru_next = fi->lru_prev = NULL;
+}
+
+static void ihash_del(struct inode_cache *ic, struct f2fs_inode_info *fi)
+{
+	struct f2fs_inode_info **pp = &ic->buckets[fi->ino % ICACHE_BUCKETS];
+
+	while (*pp != fi)
+		pp = &(*pp)->hnext;
+	*pp = fi->hnext;
+}
+
+static struct f2fs_inode_info *icache_find(struct inode_cache *ic, nid_t ino)
+{
+	for (struct f2fs_inode_info *fi = ic->buckets[ino % ICACHE_BUCKETS]; fi; fi = fi->hnext)
+		if (fi->ino == ino)
+			return fi;
+	return NULL;
+}
+
+static void icache_grab(struct f2fs_inode_info *fi)
+{
+	if (atomic_fetch_add(&fi->refcnt, 1) == 0 && fi->lru_next)
+		ilru_del(fi);
+}
+
+struct f2fs_inode_info *f2fs_iget(struct f2fs_sb_info *sbi, nid_t ino)
+{
+	struct inode_cache *ic = sbi->icache;
+	struct f2fs_inode_info *fi, *raced;
+
+	pthread_mutex_lock(&ic->lock);
+	fi = icache_find(ic, ino);
+	if (fi) {
+		if (!atomic_load(&fi->refcnt) && fi->lru_next)
+			ic->nr_unused--;
+		icache_grab(fi);
+		pthread_mutex_unlock(&ic->lock);
+		return fi;
+	}
+	pthread_mutex_unlock(&ic->lock);
+
+	fi = load_inode(sbi, ino);
+	if (IS_ERR(fi))
+		return fi;
+	pthread_mutex_lock(&ic->lock);
+	raced = icache_find(ic, ino);
+	if (raced) {
+		if (!atomic_load(&raced->refcnt) && raced->lru_next)
+			ic->nr_unused--;
+		icache_grab(raced);
+		pthread_mutex_unlock(&ic->lock);
+		free_inode(fi);
+		return raced;
+	}
+	atomic_store(&fi->refcnt, 1);
+	fi->hnext = ic->buckets[ino % ICACHE_BUCKETS];
+	ic->buckets[ino % ICACHE_BUCKETS] = fi;
+	pthread_mutex_unlock(&ic->lock);
+	return fi;
+}
+
+void f2fs_iput(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	struct inode_cache *ic = sbi->icache;
+	struct f2fs_inode_info *victim = NULL;
+
+	pthread_mutex_lock(&ic->lock);
+	if (atomic_fetch_sub(&fi->refcnt, 1) == 1) {
+		fi->lru_next = ic->lru.lru_next;
+		fi->lru_prev = &ic->lru;
+		ic->lru.lru_next->lru_prev = fi;
+		ic->lru.lru_next = fi;
+		if (++ic->nr_unused > ICACHE_UNUSED_MAX) {
+			victim = ic->lru.lru_prev;
+			ilru_del(victim);
+			ihash_del(ic, victim);
+			ic->nr_unused--;
+		}
+	}
+	pthread_mutex_unlock(&ic->lock);
+	if (victim)
+		free_inode(victim);
+}
+
+/* Inodes are re-readable from disk at any time, so forget needs no bookkeeping. */
+void f2fs_icache_forget(struct f2fs_sb_info *sbi, nid_t ino, uint64_t n)
+{
+}

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Mounting: the super block (primary, then backup), its sanity checks, the
+ * feature gate, and the order in which the managers are built and torn down.
+ * It also owns the library's error reporting: every corruption message names
+ * the structure and the block address, and the last one is kept for the front
+ * ends (uf2fs_last_error).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "f2fs.h"
+
+/// Messages ///
+
+void f2fs_msg(struct f2fs_sb_info *sbi, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (sbi->opts.quiet)
+		return;
+	va_start(ap, fmt);
+	fputs("uf2fs: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int f2fs_error(struct f2fs_sb_info *sbi, int err, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[sizeof(sbi->last_error)];
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&sbi->err_lock);
+	memcpy(sbi->last_error, msg, sizeof(msg));
+	pthread_mutex_unlock(&sbi->err_lock);
+	if (!sbi->opts.quiet)
+		fprintf(stderr, "uf2fs: %s\n", msg);
+	return -err;
+}
+
+const char *uf2fs_last_error(const struct uf2fs *fs)
+{
+	return ((const struct f2fs_sb_info *)fs)->last_error;
+}
+
+/// Features ///
+
+static const struct {
+	uint32_t bit;
+	const char *name;
+} feature_names[] = {
+	{ F2FS_FEATURE_ENCRYPT, "encrypt" },
+	{ F2FS_FEATURE_BLKZONED, "blkzoned" },
+	{ F2FS_FEATURE_ATOMIC_WRITE, "atomic_write" },
+	{ F2FS_FEATURE_EXTRA_ATTR, "extra_attr" },
+	{ F2FS_FEATURE_PRJQUOTA, "project_quota" },
+	{ F2FS_FEATURE_INODE_CHKSUM, "inode_checksum" },
+	{ F2FS_FEATURE_FLEXIBLE_INLINE_XATTR, "flexible_inline_xattr" },
+	{ F2FS_FEATURE_QUOTA_INO, "quota_ino" },
+	{ F2FS_FEATURE_INODE_CRTIME, "inode_crtime" },
+	{ F2FS_FEATURE_LOST_FOUND, "lost_found" },
+	{ F2FS_FEATURE_VERITY, "verity" },
+	{ F2FS_FEATURE_SB_CHKSUM, "sb_checksum" },
+	{ F2FS_FEATURE_CASEFOLD, "casefold" },
+	{ F2FS_FEATURE_COMPRESSION, "compression" },
+	{ F2FS_FEATURE_RO, "ro" },
+	{ F2FS_FEATURE_DEVICE_ALIAS, "device_alias" },
+	{ F2FS_FEATURE_PACKED_SSA, "packed_ssa" },
+};
+
+const char *f2fs_feature_name(uint32_t bit)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(feature_names); i++)
+		if (feature_names[i].bit == bit)
+			return feature_names[i].name;
+	return NULL;
+}
+
+/*
+ * f2fs has no compat/incompat split: every bit changes what a reader must
+ * understand. A bit we do not know is refused by name (its number), and so
+ * are features whose layout we cannot read: zoned multi-device volumes.
+ */
+static int check_features(struct f2fs_sb_info *sbi)
+{
+	uint32_t f = sbi->features;
+
+	for (unsigned int i = 0; i < 32; i++) {
+		uint32_t bit = 1u << i;
+
+		if ((f & bit) && !f2fs_feature_name(bit))
+			return f2fs_error(sbi, EOPNOTSUPP,
+					  "unknown incompatible feature bit 0x%x in the super block; "
+					  "refusing to mount", bit);
+	}
+	if (f & F2FS_FEATURE_BLKZONED)
+		return f2fs_error(sbi, EOPNOTSUPP,
+				  "feature \"blkzoned\" (zoned block device) is not supported");
+	if (f & F2FS_FEATURE_DEVICE_ALIAS)
+		return f2fs_error(sbi, EOPNOTSUPP, "feature \"device_alias\" is not supported");
+	if (sbi->raw_super.devs[0].path[0])
+		return f2fs_error(sbi, EOPNOTSUPP,
+				  "multi-device volumes (device list in the super block) are "
+				  "not supported");
+	return 0;
+}
+
+/// Super block ///
+
+static int sanity_check_super(struct f2fs_sb_info *sbi, const struct f2fs_super_block *sb,
+			      int index, block_t blk)
+{
+	uint32_t log_bs = le32(sb->log_blocksize);
+	uint32_t segs = le32(sb->segment_count);
+	uint64_t bpseg;
+
+	if (le32(sb->magic) != F2FS_SUPER_MAGIC)
+		return f2fs_error(sbi, EINVAL, "super block %d (block %u): bad magic 0x%08x",
+				  index, blk, le32(sb->magic));
+	if (le32(sb->feature) & F2FS_FEATURE_SB_CHKSUM) {
+		uint32_t off = le32(sb->checksum_offset);
+
+		if (off != offsetof(struct f2fs_super_block, crc))
+			return f2fs_error(sbi, EFSCORRUPTED,
+					  "super block %d (block %u): bad checksum offset %u",
+					  index, blk, off);
+		if (f2fs_block_crc(sb, off) != le32(sb->crc))
+			return f2fs_error(sbi, EFSCORRUPTED,
+					  "super block %d (block %u): checksum mismatch", index,
+					  blk);
+	}
+	if (log_bs != F2FS_BLKSIZE_BITS)
+		return f2fs_error(sbi, EOPNOTSUPP,
+				  "super block %d: block size %u is not supported (only 4096)",
+				  index, log_bs < 31 ? 1u << log_bs : 0);
+	if (le32(sb->log_blocks_per_seg) != 9)
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "super block %d (block %u): %u blocks per segment (must be 512)",
+				  index, blk, 1u << MIN(le32(sb->log_blocks_per_seg), 31u));
+	if (le32(sb->log_sectorsize) < 9 || le32(sb->log_sectorsize) > 12 ||
+	    le32(sb->log_sectorsize) + le32(sb->log_sectors_per_block) != 12)
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "super block %d (block %u): bad sector size fields", index, blk);
+	if (!le32(sb->segs_per_sec) || le32(sb->segs_per_sec) > segs || !le32(sb->secs_per_zone))
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "super block %d (block %u): bad section geometry", index, blk);
+	bpseg = 512;
+	/* the metadata areas follow each other in a fixed order */
+	if (le32(sb->cp_blkaddr) != le32(sb->segment0_blkaddr) ||
+	    le32(sb->sit_blkaddr) != le32(sb->cp_blkaddr) + le32(sb->segment_count_ckpt) * bpseg ||
+	    le32(sb->nat_blkaddr) != le32(sb->sit_blkaddr) + le32(sb->segment_count_sit) * bpseg ||
+	    le32(sb->ssa_blkaddr) != le32(sb->nat_blkaddr) + le32(sb->segment_count_nat) * bpseg ||
+	    le32(sb->main_blkaddr) != le32(sb->ssa_blkaddr) + le32(sb->segment_count_ssa) * bpseg)
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "super block %d (block %u): metadata areas are not contiguous",
+				  index, blk);
+	if (le32(sb->segment_count_ckpt) != 2 || le32(sb->segment_count_sit) < 2 ||
+	    le32(sb->segment_count_nat) < 2 || !le32(sb->segment_count_main) ||
+	    le32(sb->segment_count_sit) % 2 || le32(sb->segment_count_nat) % 2)
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "super block %d (block %u): bad area segment counts", index, blk);
+	if ((uint64_t)le32(sb->main_blkaddr) + (uint64_t)le32(sb->segment_count_main) * bpseg >
+	    le64(sb->block_count) ||
+	    le32(sb->segment0_blkaddr) + (uint64_t)segs * bpseg < le32(sb->main_blkaddr))
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "super block %d (block %u): main area exceeds block_count",
+				  index, blk);
+	if (le32(sb->cp_payload) > 512 - 2 ||
+	    le32(sb->root_ino) < F2FS_RESERVED_NODE_NUM || le32(sb->node_ino) != 1 ||
+	    le32(sb->meta_ino) != 2)
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "super block %d (block %u): bad reserved inode numbers or payload",
+				  index, blk);
+	return 0;
+}
+
+int f2fs_read_super(struct f2fs_sb_info *sbi)
+{
+	uint8_t *blk = malloc(F2FS_BLKSIZE);
+	int ret = -EINVAL, first_err = 0;
+
+	if (!blk)
+		return -ENOMEM;
+	for (int i = 0; i < 2; i++) {
+		const struct f2fs_super_block *sb = (void *)(blk + F2FS_SUPER_OFFSET);
+
+		ret = f2fs_dev_read_blocks(&sbi->dev, blk, i, 1);
+		if (ret) {
+			ret = f2fs_error(sbi, EIO, "super block %d (block %d): cannot read: %s", i,
+					 i, strerror(-ret));
+		} else {
+			ret = sanity_check_super(sbi, sb, i, i);
+		}
+		if (!ret) {
+			memcpy(&sbi->raw_super, sb, sizeof(*sb));
+			sbi->valid_super_index = i;
+			if (i == 1)
+				f2fs_msg(sbi, "primary super block is invalid; using the backup "
+					 "super block (block 1)");
+			break;
+		}
+		if (!first_err)
+			first_err = ret;
+		/* an unsupported geometry is the same in both copies */
+		if (ret == -EOPNOTSUPP)
+			break;
+	}
+	free(blk);
+	if (ret)
+		return ret == -EOPNOTSUPP ? ret : (first_err == -EOPNOTSUPP ? first_err : ret);
+	return 0;
+}
+
+static int init_sb_info(struct f2fs_sb_info *sbi)
+{
+	const struct f2fs_super_block *sb = &sbi->raw_super;
+	uint64_t need;
+
+	sbi->log_blocks_per_seg = le32(sb->log_blocks_per_seg);
+	sbi->blocks_per_seg = 1u << sbi->log_blocks_per_seg;
+	sbi->segs_per_sec = le32(sb->segs_per_sec);
+	sbi->seg0_blkaddr = le32(sb->segment0_blkaddr);
+	sbi->main_blkaddr = le32(sb->main_blkaddr);
+	sbi->ssa_blkaddr = le32(sb->ssa_blkaddr);
+	sbi->total_segs = le32(sb->segment_count);
+	sbi->main_segs = le32(sb->segment_count_main);
+	sbi->block_count = sbi->main_blkaddr + (uint64_t)sbi->main_segs * sbi->blocks_per_seg;
+	sbi->features = le32(sb->feature);
+	sbi->root_ino = le32(sb->root_ino);
+	sbi->node_ino = le32(sb->node_ino);
+	sbi->meta_ino = le32(sb->meta_ino);
+	sbi->chksum_seed = f2fs_crc32(0xFFFFFFFFu, sb->uuid, sizeof(sb->uuid));
+
+	need = sbi->block_count * F2FS_BLKSIZE;
+	if (sbi->dev.size < need)
+		return f2fs_error(sbi, EIO,
+				  "image is truncated: the super block describes %llu bytes "
+				  "(%llu blocks) but the device has %llu bytes",
+				  (unsigned long long)need, (unsigned long long)sbi->block_count,
+				  (unsigned long long)sbi->dev.size);
+	return check_features(sbi);
+}
+
+/// Mount and unmount ///
+
+void uf2fs_default_options(struct uf2fs_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->read_only = true;
+	opts->max_folio_order = 8;	/* 1 MiB folios, the largest FUSE request */
+	opts->backend = UF2FS_BACKEND_PSYNC;
+}
+
+static void sbi_free(struct f2fs_sb_info *sbi)
+{
+	f2fs_icache_destroy(sbi);
+	f2fs_destroy_node_manager(sbi);
+	f2fs_destroy_segment_manager(sbi);
+	folio_cache_destroy(sbi);
+	f2fs_dev_close(&sbi->dev);
+	free(sbi->ckpt);
+	free(sbi->orphans);
+	free(sbi->ctr);
+	pthread_rwlock_destroy(&sbi->cp_rwsem);
+	pthread_mutex_destroy(&sbi->err_lock);
+	free(sbi);
+}
+
+static int mount_steps(struct f2fs_sb_info *sbi)
+{
+	int ret;
+
+	ret = f2fs_read_super(sbi);
+	if (ret)
+		return ret;
+	ret = init_sb_info(sbi);
+	if (ret)
+		return ret;
+	ret = folio_cache_init(sbi, sbi->opts.cache_size);
+	if (ret)
+		return ret;
+	ret = f2fs_get_valid_checkpoint(sbi);
+	if (ret)
+		return ret;
+	ret = f2fs_read_orphans(sbi);
+	if (ret)
+		return ret;
+	ret = f2fs_build_segment_manager(sbi);
+	if (ret)
+		return ret;
+	ret = f2fs_build_node_manager(sbi);
+	if (ret)
+		return ret;
+	ret = f2fs_icache_init(sbi);
+	if (ret)
+		return ret;
+	ret = f2fs_check_recovery(sbi);
+	if (ret)
+		return ret;
+	if (sbi->need_recovery)
+		f2fs_msg(sbi, "the image holds fsync'd data past its last checkpoint "
+			 "(%u dnodes); it needs roll-forward recovery, which this read-only "
+			 "mount does not perform: that data is not visible",
+			 sbi->nr_fsync_dnodes);
+	/* the root must be a readable directory, or nothing else will be */
+	struct f2fs_inode_info *root = f2fs_iget(sbi, sbi->root_ino);
+
+	if (IS_ERR(root))
+		return PTR_ERR(root);
+	bool isdir = S_ISDIR(root->mode);
+
+	f2fs_iput(sbi, root);
+	if (!isdir)
+		return f2fs_error(sbi, EFSCORRUPTED, "root inode %u is not a directory",
+				  sbi->root_ino);
+	return 0;
+}
+
+int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out)
+{
+	struct f2fs_sb_info *sbi = calloc(1, sizeof(*sbi));
+	int ret;
+
+	if (!sbi)
+		return -ENOMEM;
+	sbi->opts = *opts;
+	sbi->opts.read_only = true;	/* the write path is not there yet */
+	if (sbi->opts.max_folio_order > 9)
+		sbi->opts.max_folio_order = 9;
+	pthread_rwlock_init(&sbi->cp_rwsem, NULL);
+	pthread_mutex_init(&sbi->err_lock, NULL);
+	sbi->ctr = calloc(1, sizeof(*sbi->ctr));
+	if (!sbi->ctr) {
+		sbi_free(sbi);
+		return -ENOMEM;
+	}
+	ret = f2fs_dev_open(&sbi->dev, &sbi->opts);
+	if (ret) {
+		f2fs_error(sbi, -ret, "%s: %s", opts->device ? opts->device : "(ram)",
+			   strerror(-ret));
+		sbi_free(sbi);
+		return ret;
+	}
+	ret = mount_steps(sbi);
+	if (ret) {
+		sbi_free(sbi);
+		return ret;
+	}
+	*out = (struct uf2fs *)sbi;
+	return 0;
+}
+
+void uf2fs_unmount(struct uf2fs *fs)
+{
+	if (fs)
+		sbi_free((struct f2fs_sb_info *)fs);
+}
+
+uint32_t uf2fs_root_ino(const struct uf2fs *fs)
+{
+	return ((const struct f2fs_sb_info *)fs)->root_ino;
+}
+
+bool uf2fs_needs_recovery(const struct uf2fs *fs)
+{
+	return ((const struct f2fs_sb_info *)fs)->need_recovery;
+}
