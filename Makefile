@@ -66,6 +66,7 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/*.c)
+FUZZ_DEFS := -DUF2FS_FUZZ_BASE_DEFAULT='"$(CURDIR)/tests/fuzz/base.img.zst"'
 
 ifeq ($(V),0)
 Q := @
@@ -94,12 +95,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libuf2fs.a
 # Replays the fuzz corpus with a plain main(), so no clang is needed.
 $(BUILD)/tests/fuzz_replay: $(FUZZ_SRC) $(BUILD)/libuf2fs.a
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(ALL_CFLAGS) -DUF2FS_FUZZ_REPLAY -o $@ $(FUZZ_SRC) $(BUILD)/libuf2fs.a $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -DUF2FS_FUZZ_REPLAY $(FUZZ_DEFS) -o $@ $(FUZZ_SRC) $(BUILD)/libuf2fs.a $(LIBS)
 
 # libFuzzer build (clang): make fuzz, then build/fuzz-image tests/fuzz/corpus
 fuzz: $(DEPS_STAMP)
 	@mkdir -p $(BUILD)
-	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
+	clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE $(FUZZ_DEFS) \
 		-D_FILE_OFFSET_BITS=64 -Iinclude -Ilib $(shell pkg-config --cflags $(PKGS)) \
 		-o $(BUILD)/fuzz-image $(FUZZ_SRC) $(LIB_SRC) $(LIBS)
 

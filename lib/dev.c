@@ -267,7 +267,8 @@ static int ram_flush(struct f2fs_dev *dev)
 
 static void ram_close(struct f2fs_dev *dev)
 {
-	free(dev->ram);
+	if (dev->ram_owned)
+		free(dev->ram);
 	dev->ram = NULL;
 }
 
@@ -325,6 +326,7 @@ int f2fs_dev_open(struct f2fs_dev *dev, const struct uf2fs_options *opts)
 				fd_close(dev);
 				return -ENOMEM;
 			}
+			dev->ram_owned = true;
 			struct iovec v = { dev->ram, dev->size };
 
 			ret = rw_full(dev->fd, &v, 1, 0, false);
@@ -335,9 +337,16 @@ int f2fs_dev_open(struct f2fs_dev *dev, const struct uf2fs_options *opts)
 			}
 		} else {
 			dev->size = opts->ram_size;
+			if (dev->read_only) {
+				/* nothing writes: serve the caller's bytes in place */
+				dev->ram = (uint8_t *)opts->ram_image;
+				dev->ops = &ram_ops;
+				return 0;
+			}
 			dev->ram = malloc(dev->size ? dev->size : 1);
 			if (!dev->ram)
 				return -ENOMEM;
+			dev->ram_owned = true;
 			memcpy(dev->ram, opts->ram_image, dev->size);
 		}
 		dev->ops = &ram_ops;

@@ -87,6 +87,7 @@ struct f2fs_dev {
 	bool read_only;
 	void *priv;			/* backend state */
 	uint8_t *ram;			/* RAM backend */
+	bool ram_owned;			/* ram is our copy, freed on close */
 	struct f2fs_dev_stats st;
 	/* fault injection for tests: fail the Nth request (1-based), 0 = off */
 	atomic_uint_fast64_t fail_at;

@@ -122,26 +122,32 @@ static void folio_free(struct folio_cache *c, struct folio *f)
 void folio_cache_destroy(struct f2fs_sb_info *sbi)
 {
 	struct folio_cache *c = sbi->cache;
+	struct folio *doomed = NULL;
 
 	if (!c)
 		return;
+	/* collect first, free after: a folio's slots sit in many buckets */
 	for (int i = 0; i < NR_SHARDS; i++) {
 		struct cache_shard *s = &c->shards[i];
 
 		for (unsigned int b = 0; s->buckets && b < s->nbuckets; b++) {
-			struct folio_slot *slot = s->buckets[b];
-
-			while (slot) {
-				struct folio_slot *next = slot->hnext;
-
-				/* free a folio once, through its first slot */
-				if (slot == folio_slots(slot->folio))
-					folio_free(c, slot->folio);
-				slot = next;
+			for (struct folio_slot *slot = s->buckets[b]; slot; slot = slot->hnext) {
+				if (slot != folio_slots(slot->folio))
+					continue;
+				slot->folio->hnext = doomed;
+				doomed = slot->folio;
 			}
 		}
-		free(s->buckets);
-		pthread_mutex_destroy(&s->lock);
+	}
+	while (doomed) {
+		struct folio *next = doomed->hnext;
+
+		folio_free(c, doomed);
+		doomed = next;
+	}
+	for (int i = 0; i < NR_SHARDS; i++) {
+		free(c->shards[i].buckets);
+		pthread_mutex_destroy(&c->shards[i].lock);
 	}
 	pthread_mutex_destroy(&c->lru_lock);
 	free(c);
