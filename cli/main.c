@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The `uf2fs` command: dispatch to a subcommand, or act as the FUSE daemon.
+ * Three spellings reach the daemon: `uf2fs mount IMAGE MNT`, the bare
+ * `uf2fs IMAGE MNT -o opts` that /sbin/mount.fuse3 runs for
+ * `mount -t fuse.uf2fs`, and a `mount.fuse.uf2fs` link that mount(8) runs
+ * directly.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "../fuse/fuse_main.h"
+
+struct cli_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct cli_command cli_commands[] = {
+	{ "mount", uf2fs_fuse_main, "mount an image through FUSE (read-only for now)" },
+	{ "info",  cmd_info,  "show geometry, features and checkpoint state" },
+	{ "ls",    cmd_ls,    "list a directory in an image" },
+	{ "cat",   cmd_cat,   "print files from an image" },
+	{ "get",   cmd_get,   "extract a file or a tree from an image" },
+	{ "stats", cmd_stats, "show cache and device counters of a live mount" },
+};
+
+#define CLI_NR_COMMANDS (sizeof(cli_commands) / sizeof(cli_commands[0]))
+
+static void cli_print_help(FILE *out)
+{
+	size_t i;
+
+	fprintf(out,
+		"Usage: uf2fs COMMAND [ARGS...]\n"
+		"       uf2fs IMAGE MOUNTPOINT [-o OPTIONS]   (same as uf2fs mount)\n"
+		"\n"
+		"Read f2fs images in userspace, mounted through FUSE or offline.\n"
+		"\n"
+		"Commands:\n");
+	for (i = 0; i < CLI_NR_COMMANDS; i++)
+		fprintf(out, "  %-7s %s\n", cli_commands[i].name, cli_commands[i].summary);
+	fprintf(out,
+		"  help    show this help, or a command's with 'help COMMAND'\n"
+		"\n"
+		"Run 'uf2fs COMMAND --help' for the options of a command.\n");
+}
+
+static const struct cli_command *cli_find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < CLI_NR_COMMANDS; i++)
+		if (!strcmp(cli_commands[i].name, name))
+			return &cli_commands[i];
+	return NULL;
+}
+
+static int cli_help(int argc, char **argv)
+{
+	const struct cli_command *cmd;
+	char help_flag[] = "--help";
+	char *cmd_argv[3];
+
+	if (argc < 2) {
+		cli_print_help(stdout);
+		return CLI_EXIT_OK;
+	}
+	cmd = cli_find_command(argv[1]);
+	if (!cmd) {
+		cli_error("unknown command '%s'", argv[1]);
+		return CLI_EXIT_USAGE;
+	}
+	cmd_argv[0] = argv[1];
+	cmd_argv[1] = help_flag;
+	cmd_argv[2] = NULL;
+	return cmd->run(2, cmd_argv);
+}
+
+static bool cli_is_mount_helper(const char *argv0)
+{
+	const char *base = strrchr(argv0, '/');
+
+	base = base ? base + 1 : argv0;
+	return !strncmp(base, "mount.", 6);
+}
+
+/*
+ * `uf2fs IMAGE MNT`: anything that names an existing file, or looks like a
+ * path, is an image. A mistyped command word then still gets "unknown command".
+ */
+static bool cli_looks_like_image(const char *arg)
+{
+	struct stat st;
+
+	return strchr(arg, '/') || stat(arg, &st) == 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct cli_command *cmd;
+
+	if (cli_is_mount_helper(argv[0]))
+		return uf2fs_fuse_main(argc, argv);
+	if (argc < 2) {
+		cli_print_help(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+		return cli_help(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("uf2fs %s\n", UF2FS_VERSION);
+		return CLI_EXIT_OK;
+	}
+	cmd = cli_find_command(argv[1]);
+	if (cmd)
+		return cmd->run(argc - 1, argv + 1);
+	if (argv[1][0] != '-' && argc >= 3 && cli_looks_like_image(argv[1]))
+		return uf2fs_fuse_main(argc, argv);
+	cli_error("unknown command '%s'", argv[1]);
+	fprintf(stderr, "Try 'uf2fs help' for more information.\n");
+	return CLI_EXIT_USAGE;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Library options given as -o key=value, shared by the offline commands and the
+ * FUSE front end so that `uf2fs ls -o cache_size=64M` and
+ * `uf2fs mount -o cache_size=64M` mean the same thing.
+ */
+#ifndef UF2FS_CLI_OPTS_H
+#define UF2FS_CLI_OPTS_H
+
+#include <stdint.h>
+
+#include "uf2fs/uf2fs.h"
+
+/* The -o keys the library understands, for help texts. */
+#define CLI_LIB_OPTS_HELP \
+	"    max_folio_order=N      largest data folio is 2^N blocks\n" \
+	"    cache_size=SIZE        folio cache limit; K, M, G or T suffix (binary)\n" \
+	"    backend=psync|uring    device I/O backend\n"
+
+/* A byte count with an optional K/M/G/T (binary) suffix, e.g. "64M". */
+int cli_parse_size(const char *str, uint64_t *out);
+
+/*
+ * Apply one option to opts. Returns 1 if it was a library option, 0 if the key
+ * is not one (the caller may own it), or -EINVAL after printing why the value
+ * is bad.
+ */
+int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt);
+
+/*
+ * Apply a comma-separated list. "ro" is accepted since offline commands are
+ * read-only anyway; any other unknown key is an error. Returns 0 or -EINVAL
+ * after printing the reason.
+ */
+int cli_apply_lib_options(struct uf2fs_options *opts, const char *list);
+
+/*
+ * Mount IMAGE read-only with opts (already holding any -o options), as every
+ * front end does. On failure the library has printed the detail (structure and
+ * block) unless opts->quiet; this adds one line naming the image, and returns
+ * the negative errno.
+ */
+int cli_mount_image(const char *image, struct uf2fs_options *opts, struct uf2fs **fs);
+
+#endif /* UF2FS_CLI_OPTS_H */

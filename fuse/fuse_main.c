@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The FUSE daemon: command line and -o parsing, then the start-up sequence
+ * that keeps errors on the terminal. uf2fs's own options (ro, direct_io,
+ * kernel_cache, and the library's, through cli/opts.c) are consumed here;
+ * generic mount options that FUSE has no use for are dropped; everything else
+ * (allow_other, fsname=, max_read=, async_read, ...) goes to libfuse, which
+ * rejects what it does not know.
+ *
+ * Start-up: fork first (unless -f), then mount the library and then FUSE in
+ * the child while its stderr is still the terminal, and only then let the
+ * parent exit with the child's status. Forking after the library is up would
+ * lose its threads (flusher, io_uring) in the child; forking before the
+ * checks would return 0 to mount(8) for a bad image. A bad image thus prints
+ * the library's error, exits 1 and leaves no mountpoint behind.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fuse_main.h"
+#include "fuse_priv.h"
+#include "../cli/opts.h"
+
+#define FUSE_EXIT_OK		0
+#define FUSE_EXIT_FAIL		1
+#define FUSE_EXIT_USAGE		2
+
+/* The image never changes behind the kernel: let it cache for a day. */
+#define FUSE_CACHED_TIMEOUT	86400.0
+/* With direct_io the measured cache is uf2fs's; keep libfuse's default. */
+#define FUSE_DIRECT_TIMEOUT	1.0
+/* libfuse's default max_threads, which FUSE_USE_VERSION 35 cannot change. */
+#define FUSE_MAX_IDLE_THREADS	10
+
+struct fuse_cl {
+	const char *prog;
+	const char *image;
+	const char *mountpoint;
+	bool helper;		/* run by mount(8) as mount.fuse.uf2fs */
+	bool foreground;
+	bool single_thread;
+	bool fake;		/* mount -f: do everything but mount */
+	bool show_help;
+	bool show_version;
+	bool rw_requested;
+	bool direct_io;
+	bool allow_other;
+	bool has_fsname;
+	bool has_subtype;
+	bool has_default_permissions;
+	bool has_nodev;
+	bool has_nosuid;
+	bool clone_fd;
+	unsigned int max_idle_threads;
+	bool bad;		/* an error was printed */
+	struct uf2fs_options lib;
+};
+
+enum {
+	FUSE_KEY_HELPER_TYPE,	/* -t TYPE, from mount(8) */
+	FUSE_KEY_HELPER_NS,	/* -N NAMESPACE, from mount(8) */
+};
+
+static const struct fuse_opt fuse_cl_spec[] = {
+	FUSE_OPT_KEY("-t ", FUSE_KEY_HELPER_TYPE),
+	FUSE_OPT_KEY("-N ", FUSE_KEY_HELPER_NS),
+	FUSE_OPT_END
+};
+
+/*
+ * Generic mount(8) options with no meaning for a FUSE mount, which libfuse
+ * would reject. Each is dropped, so fstab lines that carry them still work.
+ */
+static const char *const fuse_ignored_opts[] = {
+	"defaults", "auto", "noauto", "user", "nouser", "users", "owner", "group",
+	"nofail", "_netdev", "relatime", "norelatime", "strictatime", "nostrictatime",
+	"lazytime", "nolazytime", "diratime", "nodiratime", "iversion", "noiversion",
+	"mand", "nomand", "silent", "loud", "nonempty", "loop", NULL,
+};
+
+static const char *const fuse_ignored_prefixes[] = {
+	"x-", "comment=", "helper=", "uhelper=", "loop=", NULL,
+};
+
+static void fuse_cl_help(const char *prog)
+{
+	printf("Usage: uf2fs mount [-f] [-d] [-s] [-o OPTIONS] IMAGE MOUNTPOINT\n"
+	       "       uf2fs IMAGE MOUNTPOINT [-o OPTIONS]\n"
+	       "       mount -t fuse.uf2fs IMAGE MOUNTPOINT [-o OPTIONS]\n"
+	       "\n"
+	       "Mount an f2fs image or block device through FUSE. Read-only for now.\n"
+	       "\n"
+	       "  -f             stay in the foreground\n"
+	       "  -d             print every FUSE request (implies -f)\n"
+	       "  -s             single-threaded\n"
+	       "  -h, --help     show this help\n"
+	       "  -V, --version  show the version\n"
+	       "  -o OPTIONS     comma-separated:\n"
+	       "    ro                     read-only (always, for now)\n"
+	       "    kernel_cache           the kernel caches data, names and attributes\n"
+	       "                           (default; the image cannot change under it)\n"
+	       "    direct_io              bypass the kernel page cache: every read is\n"
+	       "                           served by uf2fs's folio cache\n"
+	       CLI_LIB_OPTS_HELP
+	       "    clone_fd, noclone_fd   one /dev/fuse fd per worker thread (default on)\n"
+	       "    max_idle_threads=N     idle worker threads kept (default %d)\n"
+	       "    allow_other            let other users in (adds default_permissions)\n"
+	       "    fsname=NAME            source shown in mount(8) (default: the image)\n"
+	       "  and libfuse's options: default_permissions, auto_unmount, max_read=N,\n"
+	       "  async_read, sync_read, max_readahead=N, max_background=N, ... (see\n"
+	       "  fuse(8)). Generic mount options without meaning for FUSE are ignored.\n",
+	       FUSE_MAX_IDLE_THREADS);
+	(void)prog;
+}
+
+static bool fuse_cl_in(const char *opt, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(opt, *list))
+			return true;
+	return false;
+}
+
+static bool fuse_cl_has_prefix(const char *opt, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strncmp(opt, *list, strlen(*list)))
+			return true;
+	return false;
+}
+
+static int fuse_cl_error(struct fuse_cl *cl, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "uf2fs: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	cl->bad = true;
+	return -1;
+}
+
+static int fuse_cl_idle_threads(struct fuse_cl *cl, const char *val)
+{
+	char *end;
+	unsigned long n = strtoul(val, &end, 10);
+
+	if (end == val || *end || *val == '-' || n > FUSE_MAX_IDLE_THREADS)
+		return fuse_cl_error(cl, "invalid value for max_idle_threads: '%s'", val);
+	cl->max_idle_threads = n;
+	return 0;
+}
+
+/* Returns 0 to consume the option, 1 to pass it to libfuse, -1 on error. */
+static int fuse_cl_mount_option(struct fuse_cl *cl, const char *opt)
+{
+	int ret = cli_apply_lib_option(&cl->lib, opt);
+
+	if (ret < 0) {
+		cl->bad = true;
+		return -1;
+	}
+	if (ret > 0 || !strcmp(opt, "ro"))
+		return 0;
+	if (!strcmp(opt, "rw")) {
+		cl->rw_requested = true;
+		return 0;
+	}
+	if (!strcmp(opt, "direct_io") || !strcmp(opt, "kernel_cache")) {
+		cl->direct_io = opt[0] == 'd';
+		return 0;
+	}
+	if (!strcmp(opt, "clone_fd") || !strcmp(opt, "noclone_fd")) {
+		cl->clone_fd = opt[0] == 'c';
+		return 0;
+	}
+	if (!strncmp(opt, "max_idle_threads=", 17))
+		return fuse_cl_idle_threads(cl, opt + 17);
+	if (fuse_cl_in(opt, fuse_ignored_opts) || fuse_cl_has_prefix(opt, fuse_ignored_prefixes))
+		return 0;
+	cl->allow_other |= !strcmp(opt, "allow_other");
+	cl->has_default_permissions |= !strcmp(opt, "default_permissions");
+	cl->has_fsname |= !strncmp(opt, "fsname=", 7);
+	cl->has_subtype |= !strncmp(opt, "subtype=", 8);
+	cl->has_nodev |= !strcmp(opt, "nodev");
+	cl->has_nosuid |= !strcmp(opt, "nosuid");
+	if (!strcmp(opt, "debug"))
+		cl->foreground = true;
+	return 1;
+}
+
+/*
+ * mount(8) runs helpers as "mount.fuse.uf2fs SPEC DIR [-sfnv] [-N NS] [-o OPTS]
+ * [-t TYPE]", where -f means fake, not foreground.
+ */
+static int fuse_cl_helper_flag(struct fuse_cl *cl, const char *arg)
+{
+	if (!strcmp(arg, "-s") || !strcmp(arg, "-n") || !strcmp(arg, "-v"))
+		return 0;
+	if (!strcmp(arg, "-f")) {
+		cl->fake = true;
+		return 0;
+	}
+	return fuse_cl_error(cl, "unknown option '%s'", arg);
+}
+
+static int fuse_cl_flag(struct fuse_cl *cl, const char *arg)
+{
+	if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+		cl->show_help = true;
+		return 0;
+	}
+	if (!strcmp(arg, "-V") || !strcmp(arg, "--version")) {
+		cl->show_version = true;
+		return 0;
+	}
+	if (cl->helper)
+		return fuse_cl_helper_flag(cl, arg);
+	if (!strcmp(arg, "-f")) {
+		cl->foreground = true;
+		return 0;
+	}
+	if (!strcmp(arg, "-s")) {
+		cl->single_thread = true;
+		return 0;
+	}
+	if (!strcmp(arg, "-d") || !strcmp(arg, "--debug")) {
+		cl->foreground = true;
+		return 1;
+	}
+	return fuse_cl_error(cl, "unknown option '%s'", arg);
+}
+
+static int fuse_cl_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+	struct fuse_cl *cl = data;
+
+	switch (key) {
+	case FUSE_OPT_KEY_NONOPT:
+		if (!cl->image)
+			cl->image = arg;
+		else if (!cl->mountpoint)
+			cl->mountpoint = arg;
+		else
+			return fuse_cl_error(cl, "too many arguments: '%s'", arg);
+		return 0;
+	case FUSE_KEY_HELPER_TYPE:
+		return 0;
+	case FUSE_KEY_HELPER_NS:
+		return fuse_cl_error(cl, "mount namespaces (%s) are not supported", arg);
+	default:
+		return arg[0] == '-' ? fuse_cl_flag(cl, arg) : fuse_cl_mount_option(cl, arg);
+	}
+}
+
+static int fuse_cl_add_opt(struct fuse_args *args, const char *opt, bool escape)
+{
+	char *optstr = NULL;
+	int ret;
+
+	ret = escape ? fuse_opt_add_opt_escaped(&optstr, opt) : fuse_opt_add_opt(&optstr, opt);
+	if (ret == 0)
+		ret = fuse_opt_add_arg(args, "-o");
+	if (ret == 0)
+		ret = fuse_opt_add_arg(args, optstr);
+	free(optstr);
+	return ret;
+}
+
+/*
+ * The kernel mount is "ro" too, so the VFS refuses writes itself. fsname is
+ * the image's absolute path, as df and mount(8) show for a block device.
+ * allow_other without permission checks would hand every file to every user,
+ * so default_permissions comes with it; without allow_other only the
+ * mounting user, who can read the image anyway, gets in. Run by mount(8)
+ * directly, dev and suid are the defaults as for any other filesystem (and as
+ * mount.fuse3 makes them), so both mount paths give the same mount.
+ */
+static int fuse_cl_default_opts(struct fuse_cl *cl, struct fuse_args *args)
+{
+	char *fsname = NULL, *abs;
+	int ret = fuse_cl_add_opt(args, "ro", false);
+
+	if (ret == 0 && !cl->has_subtype)
+		ret = fuse_cl_add_opt(args, "subtype=uf2fs", false);
+	if (ret == 0 && cl->helper && !cl->has_nodev)
+		ret = fuse_cl_add_opt(args, "dev", false);
+	if (ret == 0 && cl->helper && !cl->has_nosuid)
+		ret = fuse_cl_add_opt(args, "suid", false);
+	if (ret == 0 && cl->allow_other && !cl->has_default_permissions)
+		ret = fuse_cl_add_opt(args, "default_permissions", false);
+	if (ret == 0 && !cl->has_fsname) {
+		abs = realpath(cl->image, NULL);
+		if (asprintf(&fsname, "fsname=%s", abs ? abs : cl->image) < 0)
+			fsname = NULL;
+		ret = fsname ? fuse_cl_add_opt(args, fsname, true) : -1;
+		free(fsname);
+		free(abs);
+	}
+	return ret;
+}
+
+static int fuse_cl_parse(struct fuse_cl *cl, struct fuse_args *args)
+{
+	const char *base = strrchr(args->argv[0], '/');
+
+	cl->prog = base ? base + 1 : args->argv[0];
+	cl->helper = !strncmp(cl->prog, "mount.", 6);
+	cl->clone_fd = true;
+	cl->max_idle_threads = FUSE_MAX_IDLE_THREADS;
+	uf2fs_default_options(&cl->lib);
+	if (fuse_opt_parse(args, cl, fuse_cl_spec, fuse_cl_proc) < 0 || cl->bad)
+		return FUSE_EXIT_USAGE;
+	if (cl->show_help || cl->show_version)
+		return FUSE_EXIT_OK;
+	if (!cl->image || !cl->mountpoint) {
+		fprintf(stderr, "uf2fs mount: missing %s\n"
+			"Try 'uf2fs mount --help' for more information.\n",
+			cl->image ? "MOUNTPOINT" : "IMAGE and MOUNTPOINT");
+		return FUSE_EXIT_USAGE;
+	}
+	return FUSE_EXIT_OK;
+}
+
+/* /// Daemon start-up /// */
+
+/*
+ * Fork; the parent waits for the child's one-byte exit status on a pipe and
+ * exits with it. The child carries on; *status_fd is where it reports.
+ */
+static int fuse_daemon_fork(int *status_fd)
+{
+	int fds[2];
+	unsigned char status;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		perror("uf2fs: pipe");
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("uf2fs: fork");
+		return -1;
+	}
+	if (pid > 0) {
+		close(fds[1]);
+		if (read(fds[0], &status, 1) != 1)
+			status = FUSE_EXIT_FAIL;
+		_exit(status);
+	}
+	close(fds[0]);
+	*status_fd = fds[1];
+	setsid();
+	return 0;
+}
+
+/* The parent exits with status; on success the child detaches from the tty. */
+static void fuse_daemon_report(int *status_fd, unsigned char status)
+{
+	int null;
+
+	if (*status_fd < 0)
+		return;
+	if (status == FUSE_EXIT_OK) {
+		null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+			if (null > STDERR_FILENO)
+				close(null);
+		}
+	}
+	if (write(*status_fd, &status, 1) != 1)
+		status = FUSE_EXIT_FAIL;
+	close(*status_fd);
+	*status_fd = -1;
+}
+
+/* libfuse resolves nothing; /dev/fd/N (a pre-opened /dev/fuse) is kept as is. */
+static char *fuse_cl_mountpoint(const char *mountpoint)
+{
+	char *abs;
+
+	if (!strncmp(mountpoint, "/dev/fd/", 8))
+		return strdup(mountpoint);
+	abs = realpath(mountpoint, NULL);
+	if (!abs)
+		fprintf(stderr, "uf2fs: %s: %s\n", mountpoint, strerror(errno));
+	return abs;
+}
+
+static int fuse_daemon_loop(struct fuse_session *se, const struct fuse_cl *cl)
+{
+	struct fuse_loop_config config = {
+		.clone_fd = cl->clone_fd,
+		.max_idle_threads = cl->max_idle_threads,
+	};
+
+	if (cl->single_thread)
+		return fuse_session_loop(se);
+	return fuse_session_loop_mt(se, &config);
+}
+
+/* Library, then FUSE mount, then report success and serve until unmounted. */
+static int fuse_daemon_serve(struct fuse_session *se, struct fuse_cl *cl, struct fuse_uf2fs *u,
+		      const char *mountpoint, int *status_fd)
+{
+	int ret;
+
+	if (cli_mount_image(cl->image, &cl->lib, &u->fs) < 0)
+		return FUSE_EXIT_FAIL;
+	if (cl->rw_requested)
+		fprintf(stderr, "uf2fs: note: read-write is not supported yet; mounting %s "
+			"read-only\n", cl->image);
+	u->root_ino = uf2fs_root_ino(u->fs);
+	ret = FUSE_EXIT_FAIL;
+	if (fuse_set_signal_handlers(se) < 0)
+		goto out_unmount_lib;
+	if (fuse_session_mount(se, mountpoint) < 0)
+		goto out_signals;
+	if (chdir("/") < 0) {
+		/* not fatal: only keeps the daemon from pinning its start directory */
+	}
+	fuse_daemon_report(status_fd, FUSE_EXIT_OK);
+	/* A positive result is the signal (SIGTERM, SIGINT) that ended the loop. */
+	ret = fuse_daemon_loop(se, cl) < 0 ? FUSE_EXIT_FAIL : FUSE_EXIT_OK;
+	fuse_session_unmount(se);
+out_signals:
+	fuse_remove_signal_handlers(se);
+out_unmount_lib:
+	uf2fs_unmount(u->fs);
+	u->fs = NULL;
+	return ret;
+}
+
+static int fuse_daemon_start(struct fuse_cl *cl, struct fuse_args *args)
+{
+	struct fuse_uf2fs u = {
+		.direct_io = cl->direct_io,
+		.timeout = cl->direct_io ? FUSE_DIRECT_TIMEOUT : FUSE_CACHED_TIMEOUT,
+	};
+	struct fuse_session *se;
+	char *mountpoint;
+	int status_fd = -1;
+	int ret = FUSE_EXIT_FAIL;
+
+	mountpoint = fuse_cl_mountpoint(cl->mountpoint);
+	if (!mountpoint)
+		return FUSE_EXIT_FAIL;
+	u.conn_opts = fuse_parse_conn_info_opts(args);
+	if (!u.conn_opts || fuse_cl_default_opts(cl, args) < 0)
+		goto out;
+	/* Validates the remaining options (libfuse prints what it rejects). */
+	se = fuse_session_new(args, &fuse_uf2fs_ops, sizeof(fuse_uf2fs_ops), &u);
+	if (!se) {
+		ret = FUSE_EXIT_USAGE;
+		goto out;
+	}
+	if (!cl->foreground && fuse_daemon_fork(&status_fd) < 0)
+		goto out_session;
+	ret = fuse_daemon_serve(se, cl, &u, mountpoint, &status_fd);
+	fuse_daemon_report(&status_fd, ret);
+out_session:
+	fuse_session_destroy(se);
+out:
+	free(u.conn_opts);
+	free(mountpoint);
+	return ret;
+}
+
+int uf2fs_fuse_main(int argc, char **argv)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct fuse_cl cl = { 0 };
+	int ret;
+
+	ret = fuse_cl_parse(&cl, &args);
+	if (ret == FUSE_EXIT_OK && cl.show_help)
+		fuse_cl_help(cl.prog);
+	else if (ret == FUSE_EXIT_OK && cl.show_version)
+		printf("uf2fs %s\nFUSE library version %s\n", "0.1.0", fuse_pkgversion());
+	else if (ret == FUSE_EXIT_OK && !cl.fake)
+		ret = fuse_daemon_start(&cl, &args);
+	fuse_opt_free_args(&args);
+	return ret;
+}

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The lowlevel ops table, the connection setup (init), and the namespace and
+ * attribute ops: lookup, forget, getattr, readlink, statfs. Every handler is a
+ * translation: FUSE node ids to f2fs inos, a library call, library attributes
+ * to struct stat, negative errnos to replies. No f2fs logic lives here.
+ */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fuse_priv.h"
+
+/*
+ * The kernel's FUSE readahead is min(bdi read_ahead_kb, this): 128 KiB unless
+ * an admin raises /sys/class/bdi/<dev>/read_ahead_kb. Asking for 1 MiB means
+ * such a raise takes effect, and matches the largest request (max_pages 256).
+ */
+#define FUSE_UF2FS_MAX_READAHEAD	(1u << 20)
+
+const struct fuse_lowlevel_ops fuse_uf2fs_ops = {
+	.init		= fuse_op_init,
+	.lookup		= fuse_op_lookup,
+	.forget		= fuse_op_forget,
+	.forget_multi	= fuse_op_forget_multi,
+	.getattr	= fuse_op_getattr,
+	.readlink	= fuse_op_readlink,
+	.statfs		= fuse_op_statfs,
+	.opendir	= fuse_op_opendir,
+	.readdir	= fuse_op_readdir,
+	.readdirplus	= fuse_op_readdirplus,
+	.releasedir	= fuse_op_releasedir,
+	.open		= fuse_op_open,
+	.read		= fuse_op_read,
+	.release	= fuse_op_release,
+	.getxattr	= fuse_op_getxattr,
+	.listxattr	= fuse_op_listxattr,
+	.ioctl		= fuse_op_ioctl,
+	/* the write path: EROFS until it lands (fuse_write.c) */
+	.setattr	= fuse_op_setattr,
+	.mknod		= fuse_op_mknod,
+	.mkdir		= fuse_op_mkdir,
+	.unlink		= fuse_op_unlink,
+	.rmdir		= fuse_op_rmdir,
+	.symlink	= fuse_op_symlink,
+	.rename		= fuse_op_rename,
+	.link		= fuse_op_link,
+	.create		= fuse_op_create,
+	.write		= fuse_op_write,
+	.setxattr	= fuse_op_setxattr,
+	.removexattr	= fuse_op_removexattr,
+	.fallocate	= fuse_op_fallocate,
+};
+
+static void fuse_want(struct fuse_conn_info *conn, unsigned int cap)
+{
+	if (conn->capable & cap)
+		conn->want |= cap;
+}
+
+/*
+ * Capabilities, each because:
+ * - ASYNC_READ: the kernel may have several reads (readahead included) of one
+ *   file in flight; the library is thread-safe, and batching needs them.
+ * - READDIRPLUS(_AUTO): `ls -l` and `find` get attributes with the names, in
+ *   one request per buffer instead of a LOOKUP per entry; AUTO lets the kernel
+ *   fall back to plain READDIR when nobody stats the entries.
+ * - PARALLEL_DIROPS: lookups and readdirs in one directory need not serialise
+ *   on the kernel's directory lock; the library locks what it must itself.
+ * - IOCTL_DIR: `uf2fs stats MNT` and lsattr -d ioctl a directory.
+ * - CACHE_SYMLINKS: targets never change under us, so the page cache keeps
+ *   them, except under direct_io where uf2fs's cache is the one measured.
+ * Left off:
+ * - AUTO_INVAL_DATA: nothing changes the image behind the kernel, so checking
+ *   mtime on every cached read would only cost GETATTRs.
+ * - SPLICE_*: reads are answered from a plain buffer (fuse_reply_buf); splice
+ *   only pays with fd-backed replies (fuse_reply_data). To measure later.
+ * - WRITEBACK_CACHE: read-only.
+ * -o options that libfuse parses (async_read, max_readahead=, ...) apply last,
+ * so the user can override any of this.
+ */
+void fuse_op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	struct fuse_uf2fs *u = userdata;
+
+	fuse_want(conn, FUSE_CAP_ASYNC_READ);
+	fuse_want(conn, FUSE_CAP_READDIRPLUS);
+	fuse_want(conn, FUSE_CAP_READDIRPLUS_AUTO);
+	fuse_want(conn, FUSE_CAP_PARALLEL_DIROPS);
+	fuse_want(conn, FUSE_CAP_IOCTL_DIR);
+	if (!u->direct_io)
+		fuse_want(conn, FUSE_CAP_CACHE_SYMLINKS);
+	conn->want &= ~(FUSE_CAP_AUTO_INVAL_DATA | FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE |
+			FUSE_CAP_SPLICE_READ);
+	/*
+	 * max_read stays 0 (no limit of our own): the kernel already caps a
+	 * request at max_pages (256 pages with libfuse's 1 MiB max_write), and
+	 * libfuse insists that a max_read here match a -o max_read= mount option.
+	 */
+	conn->max_readahead = FUSE_UF2FS_MAX_READAHEAD;
+	if (u->conn_opts)
+		fuse_apply_conn_info_opts(u->conn_opts, conn);
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+}
+
+void fuse_uf2fs_stat(const struct uf2fs_attr *attr, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = attr->ino;
+	st->st_mode = attr->mode;
+	st->st_nlink = attr->nlink;
+	st->st_uid = attr->uid;
+	st->st_gid = attr->gid;
+	st->st_size = attr->size;
+	st->st_blocks = attr->blocks;
+	st->st_blksize = 4096;
+	st->st_rdev = attr->rdev;
+	st->st_atim = attr->atime;
+	st->st_mtim = attr->mtime;
+	st->st_ctim = attr->ctime;
+}
+
+int fuse_uf2fs_entry(struct fuse_uf2fs *u, uint32_t ino, struct fuse_entry_param *e)
+{
+	struct uf2fs_attr attr;
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	e->ino = fuse_ino_from_f2fs(u, ino);
+	if (!e->ino)
+		return -EIO;
+	ret = uf2fs_getattr(u->fs, ino, &attr);
+	if (ret < 0)
+		return ret;
+	e->generation = attr.generation;
+	fuse_uf2fs_stat(&attr, &e->attr);
+	e->attr_timeout = u->timeout;
+	e->entry_timeout = u->timeout;
+	return 0;
+}
+
+void fuse_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	struct fuse_entry_param e;
+	size_t len = strlen(name);
+	uint32_t ino;
+	int ret;
+
+	if (len > FUSE_UF2FS_NAME_MAX) {
+		fuse_reply_err(req, ENAMETOOLONG);
+		return;
+	}
+	ret = uf2fs_lookup(u->fs, fuse_ino_to_f2fs(u, parent), name, len, &ino);
+	if (ret == -ENOENT) {
+		/* A negative entry: the kernel caches the miss for the timeout. */
+		memset(&e, 0, sizeof(e));
+		e.entry_timeout = u->timeout;
+		fuse_reply_entry(req, &e);
+		return;
+	}
+	if (ret == 0)
+		ret = fuse_uf2fs_entry(u, ino, &e);
+	if (ret < 0)
+		fuse_op_error(req, ret);
+	else
+		fuse_reply_entry(req, &e);
+}
+
+/*
+ * The kernel forgets exactly what it was given: one per successful lookup
+ * reply and one per readdirplus entry other than "." and "..".
+ */
+void fuse_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+
+	uf2fs_forget(u->fs, fuse_ino_to_f2fs(u, ino), nlookup);
+	fuse_reply_none(req);
+}
+
+void fuse_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		uf2fs_forget(u->fs, fuse_ino_to_f2fs(u, forgets[i].ino), forgets[i].nlookup);
+	fuse_reply_none(req);
+}
+
+void fuse_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	struct uf2fs_attr attr;
+	struct stat st;
+	int ret;
+
+	ret = uf2fs_getattr(u->fs, fuse_ino_to_f2fs(u, ino), &attr);
+	if (ret < 0) {
+		fuse_op_error(req, ret);
+		return;
+	}
+	fuse_uf2fs_stat(&attr, &st);
+	fuse_reply_attr(req, &st, u->timeout);
+}
+
+void fuse_op_readlink(fuse_req_t req, fuse_ino_t ino)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	char target[FUSE_UF2FS_SYMLINK_MAX + 1];
+	ssize_t len;
+
+	len = uf2fs_readlink(u->fs, fuse_ino_to_f2fs(u, ino), target, FUSE_UF2FS_SYMLINK_MAX);
+	if (len < 0) {
+		fuse_op_error(req, len);
+		return;
+	}
+	target[len] = '\0';
+	fuse_reply_readlink(req, target);
+}
+
+void fuse_op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	struct statvfs st;
+	int ret;
+
+	ret = uf2fs_statfs(u->fs, &st);
+	if (ret < 0)
+		fuse_op_error(req, ret);
+	else
+		fuse_reply_statfs(req, &st);
+}

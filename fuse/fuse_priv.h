@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the FUSE front end's files share: the per-mount state handed to every
+ * request, the mapping between FUSE node ids and f2fs inode numbers, the
+ * conversion of library attributes to struct stat, and the op handlers that
+ * fuse_ops.c gathers into the lowlevel ops table.
+ *
+ * Handlers are named fuse_op_<op>; nothing here may start with a prefix that
+ * libfuse exports or may export (fuse_fs_, fuse_reply_, fuse_session_, ...):
+ * a clash would silently interpose on libfuse's own calls.
+ */
+#ifndef UF2FS_FUSE_PRIV_H
+#define UF2FS_FUSE_PRIV_H
+
+#define FUSE_USE_VERSION 35
+
+#include <errno.h>
+#include <fuse_lowlevel.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "uf2fs/uf2fs.h"
+
+/* f2fs's F2FS_NAME_LEN; the kernel passes FUSE names of up to 1024 bytes. */
+#define FUSE_UF2FS_NAME_MAX	255
+/* One block holds a symlink target. */
+#define FUSE_UF2FS_SYMLINK_MAX	4096
+
+struct fuse_uf2fs {
+	struct uf2fs *fs;
+	uint32_t root_ino;		/* the f2fs ino behind FUSE_ROOT_ID */
+	bool direct_io;			/* bypass the kernel page cache */
+	double timeout;			/* entry and attr validity, seconds */
+	struct fuse_conn_info_opts *conn_opts;	/* -o async_read etc., applied in init */
+};
+
+static inline struct fuse_uf2fs *fuse_uf2fs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+/*
+ * FUSE reserves node id 1 for the root; f2fs's root is usually ino 3 and ino 1
+ * is the node inode, which no directory entry may name. So: the root maps both
+ * ways, every other ino is its own node id, and an entry naming f2fs ino 1
+ * would alias the root, so it maps to 0 (invalid; callers answer EIO).
+ * st_ino and d_ino keep the real f2fs ino, so stat(1) shows what the kernel's
+ * f2fs would show.
+ */
+static inline uint32_t fuse_ino_to_f2fs(const struct fuse_uf2fs *u, fuse_ino_t ino)
+{
+	if (ino == FUSE_ROOT_ID)
+		return u->root_ino;
+	return ino > UINT32_MAX ? 0 : (uint32_t)ino;
+}
+
+static inline fuse_ino_t fuse_ino_from_f2fs(const struct fuse_uf2fs *u, uint32_t ino)
+{
+	if (ino == u->root_ino)
+		return FUSE_ROOT_ID;
+	return ino == FUSE_ROOT_ID ? 0 : ino;
+}
+
+/*
+ * Library errors are negative errnos. The kernel refuses a reply error it does
+ * not know (>= 512), which would turn into EINVAL far from the cause; map any
+ * such value to EIO here.
+ */
+static inline void fuse_op_error(fuse_req_t req, long err)
+{
+	int e = err < 0 ? (int)-err : (int)err;
+
+	fuse_reply_err(req, e > 0 && e < 512 ? e : EIO);
+}
+
+void fuse_uf2fs_stat(const struct uf2fs_attr *attr, struct stat *st);
+/* getattr and fill a reply entry: node id, generation, stat and timeouts. */
+int fuse_uf2fs_entry(struct fuse_uf2fs *u, uint32_t ino, struct fuse_entry_param *e);
+
+/* fuse_ops.c: connection and namespace */
+void fuse_op_init(void *userdata, struct fuse_conn_info *conn);
+void fuse_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
+void fuse_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);
+void fuse_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets);
+void fuse_op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fuse_op_readlink(fuse_req_t req, fuse_ino_t ino);
+void fuse_op_statfs(fuse_req_t req, fuse_ino_t ino);
+
+/* fuse_dir.c */
+void fuse_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fuse_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		     struct fuse_file_info *fi);
+void fuse_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			 struct fuse_file_info *fi);
+void fuse_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+
+/* fuse_file.c */
+void fuse_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fuse_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		  struct fuse_file_info *fi);
+void fuse_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+
+/* fuse_xattr.c */
+void fuse_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size);
+void fuse_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size);
+
+/* fuse_ioctl.c */
+void fuse_op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
+		   struct fuse_file_info *fi, unsigned int flags, const void *in_buf,
+		   size_t in_bufsz, size_t out_bufsz);
+
+/* fuse_write.c: every op that would modify the image */
+void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		     struct fuse_file_info *fi);
+void fuse_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		   dev_t rdev);
+void fuse_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode);
+void fuse_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name);
+void fuse_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name);
+void fuse_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name);
+void fuse_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		    fuse_ino_t newparent, const char *newname, unsigned int flags);
+void fuse_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname);
+void fuse_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		    struct fuse_file_info *fi);
+void fuse_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		   struct fuse_file_info *fi);
+void fuse_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+		      size_t size, int flags);
+void fuse_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
+void fuse_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
+		       struct fuse_file_info *fi);
+
+extern const struct fuse_lowlevel_ops fuse_uf2fs_ops;
+
+#endif /* UF2FS_FUSE_PRIV_H */

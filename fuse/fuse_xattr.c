@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Xattr ops: getxattr and listxattr. Both follow the xattr(7) size protocol:
+ * size 0 asks for the length, answered with fuse_reply_xattr; otherwise the
+ * value, or ERANGE when it does not fit. Writes are in fuse_write.c.
+ */
+#include <stdlib.h>
+
+#include "fuse_priv.h"
+
+/* The kernel's XATTR_SIZE_MAX: no request asks for more. */
+#define FUSE_XATTR_SIZE_MAX	65536
+
+static void fuse_xattr_reply(fuse_req_t req, ssize_t ret, const char *buf, size_t size)
+{
+	if (ret < 0)
+		fuse_op_error(req, ret);
+	else if (size == 0)
+		fuse_reply_xattr(req, ret);
+	else
+		fuse_reply_buf(req, buf, ret);
+}
+
+void fuse_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	char *buf = NULL;
+	ssize_t ret;
+
+	if (size > FUSE_XATTR_SIZE_MAX)
+		size = FUSE_XATTR_SIZE_MAX;
+	if (size && !(buf = malloc(size))) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	ret = uf2fs_getxattr(u->fs, fuse_ino_to_f2fs(u, ino), name, buf, size);
+	fuse_xattr_reply(req, ret, buf, size);
+	free(buf);
+}
+
+void fuse_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	char *buf = NULL;
+	ssize_t ret;
+
+	if (size > FUSE_XATTR_SIZE_MAX)
+		size = FUSE_XATTR_SIZE_MAX;
+	if (size && !(buf = malloc(size))) {
+		fuse_reply_err(req, ENOMEM);
+		return;
+	}
+	ret = uf2fs_listxattr(u->fs, fuse_ino_to_f2fs(u, ino), buf, size);
+	fuse_xattr_reply(req, ret, buf, size);
+	free(buf);
+}
