@@ -14,8 +14,7 @@
 #include <stdio.h>
 
 #include "uf2fs/uf2fs.h"
-
-#define UF2FS_VERSION	"0.1.0"
+#include "opts.h"
 
 /* Exit codes, as coreutils uses them. */
 #define CLI_EXIT_OK	0

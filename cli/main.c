@@ -59,6 +59,16 @@ static const struct cli_command *cli_find_command(const char *name)
 	return NULL;
 }
 
+/* getopt names the program by argv[0]: make it "uf2fs ls", not "ls". */
+static int cli_run(const struct cli_command *cmd, int argc, char **argv)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "uf2fs %s", cmd->name);
+	argv[0] = name;
+	return cmd->run(argc, argv);
+}
+
 static int cli_help(int argc, char **argv)
 {
 	const struct cli_command *cmd;
@@ -77,7 +87,7 @@ static int cli_help(int argc, char **argv)
 	cmd_argv[0] = argv[1];
 	cmd_argv[1] = help_flag;
 	cmd_argv[2] = NULL;
-	return cmd->run(2, cmd_argv);
+	return cli_run(cmd, 2, cmd_argv);
 }
 
 static bool cli_is_mount_helper(const char *argv0)
@@ -117,7 +127,7 @@ int main(int argc, char **argv)
 	}
 	cmd = cli_find_command(argv[1]);
 	if (cmd)
-		return cmd->run(argc - 1, argv + 1);
+		return cli_run(cmd, argc - 1, argv + 1);
 	if (argv[1][0] != '-' && argc >= 3 && cli_looks_like_image(argv[1]))
 		return uf2fs_fuse_main(argc, argv);
 	cli_error("unknown command '%s'", argv[1]);

@@ -11,6 +11,9 @@
 
 #include "uf2fs/uf2fs.h"
 
+/* The front ends' version, for `uf2fs --version` and `uf2fs mount -V`. */
+#define UF2FS_VERSION	"0.1.0"
+
 /* The -o keys the library understands, for help texts. */
 #define CLI_LIB_OPTS_HELP \
 	"    max_folio_order=N      largest data folio is 2^N blocks\n" \

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Helpers shared by the subcommands: coreutils-style messages, opening an
- * image through the library, following symlinks for path arguments and full
- * writes. Kept apart from main.c so that each cmd_*.c depends only on cli.h.
+ * Helpers shared by the subcommands: coreutils-style messages, the -o option
+ * hook, walking paths in an image (symlinks included) and full writes. Kept
+ * apart from main.c so that each cmd_*.c depends only on cli.h.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -80,6 +80,8 @@ static int cli_walk_link(struct cli_walk *w, uint32_t ino, const char *rest)
 	len = uf2fs_readlink(w->fs, ino, target, CLI_SYMLINK_MAX);
 	if (len < 0)
 		return len;
+	if (len == 0)
+		return -ENOENT;		/* as the kernel treats an empty target */
 	target[len] = '\0';
 	if (asprintf(&next, "%s/%s", target, rest) < 0)
 		return -ENOMEM;

@@ -15,12 +15,9 @@
  * the library's error, exits 1 and leaves no mountpoint behind.
  */
 #include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fuse_main.h"
@@ -39,13 +36,12 @@
 #define FUSE_MAX_IDLE_THREADS	10
 
 struct fuse_cl {
-	const char *prog;
 	const char *image;
 	const char *mountpoint;
 	bool helper;		/* run by mount(8) as mount.fuse.uf2fs */
 	bool foreground;
 	bool single_thread;
-	bool fake;		/* mount -f: do everything but mount */
+	bool fake;		/* mount -f: pretend, exit 0 without mounting */
 	bool show_help;
 	bool show_version;
 	bool rw_requested;
@@ -88,7 +84,7 @@ static const char *const fuse_ignored_prefixes[] = {
 	"x-", "comment=", "helper=", "uhelper=", "loop=", NULL,
 };
 
-static void fuse_cl_help(const char *prog)
+static void fuse_cl_help(void)
 {
 	printf("Usage: uf2fs mount [-f] [-d] [-s] [-o OPTIONS] IMAGE MOUNTPOINT\n"
 	       "       uf2fs IMAGE MOUNTPOINT [-o OPTIONS]\n"
@@ -116,7 +112,6 @@ static void fuse_cl_help(const char *prog)
 	       "  async_read, sync_read, max_readahead=N, max_background=N, ... (see\n"
 	       "  fuse(8)). Generic mount options without meaning for FUSE are ignored.\n",
 	       FUSE_MAX_IDLE_THREADS);
-	(void)prog;
 }
 
 static bool fuse_cl_in(const char *opt, const char *const *list)
@@ -308,8 +303,7 @@ static int fuse_cl_parse(struct fuse_cl *cl, struct fuse_args *args)
 {
 	const char *base = strrchr(args->argv[0], '/');
 
-	cl->prog = base ? base + 1 : args->argv[0];
-	cl->helper = !strncmp(cl->prog, "mount.", 6);
+	cl->helper = !strncmp(base ? base + 1 : args->argv[0], "mount.", 6);
 	cl->clone_fd = true;
 	cl->max_idle_threads = FUSE_MAX_IDLE_THREADS;
 	uf2fs_default_options(&cl->lib);
@@ -408,8 +402,8 @@ static int fuse_daemon_loop(struct fuse_session *se, const struct fuse_cl *cl)
 }
 
 /* Library, then FUSE mount, then report success and serve until unmounted. */
-static int fuse_daemon_serve(struct fuse_session *se, struct fuse_cl *cl, struct fuse_uf2fs *u,
-		      const char *mountpoint, int *status_fd)
+static int fuse_daemon_serve(struct fuse_session *se, struct fuse_cl *cl,
+			     struct fuse_uf2fs *u, const char *mountpoint, int *status_fd)
 {
 	int ret;
 
@@ -424,9 +418,9 @@ static int fuse_daemon_serve(struct fuse_session *se, struct fuse_cl *cl, struct
 		goto out_unmount_lib;
 	if (fuse_session_mount(se, mountpoint) < 0)
 		goto out_signals;
-	if (chdir("/") < 0) {
-		/* not fatal: only keeps the daemon from pinning its start directory */
-	}
+	/* Not fatal: it only keeps the daemon from pinning the directory it started in. */
+	if (chdir("/") < 0)
+		perror("uf2fs: chdir /");
 	fuse_daemon_report(status_fd, FUSE_EXIT_OK);
 	/* A positive result is the signal (SIGTERM, SIGINT) that ended the loop. */
 	ret = fuse_daemon_loop(se, cl) < 0 ? FUSE_EXIT_FAIL : FUSE_EXIT_OK;
@@ -482,9 +476,9 @@ int uf2fs_fuse_main(int argc, char **argv)
 
 	ret = fuse_cl_parse(&cl, &args);
 	if (ret == FUSE_EXIT_OK && cl.show_help)
-		fuse_cl_help(cl.prog);
+		fuse_cl_help();
 	else if (ret == FUSE_EXIT_OK && cl.show_version)
-		printf("uf2fs %s\nFUSE library version %s\n", "0.1.0", fuse_pkgversion());
+		printf("uf2fs %s\nFUSE library version %s\n", UF2FS_VERSION, fuse_pkgversion());
 	else if (ret == FUSE_EXIT_OK && !cl.fake)
 		ret = fuse_daemon_start(&cl, &args);
 	fuse_opt_free_args(&args);

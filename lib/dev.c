@@ -389,3 +389,27 @@ int f2fs_dev_read_blocks(struct f2fs_dev *dev, void *buf, block_t blkaddr, unsig
 
 	return f2fs_dev_readv_blocks(dev, &v, 1, blkaddr);
 }
+
+int f2fs_dev_writev_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk)
+{
+	size_t bytes = iov_bytes(iov, cnt);
+	uint64_t off = (uint64_t)blk << F2FS_BLKSIZE_BITS;
+	int ret;
+
+	if (dev->read_only)
+		return -EROFS;
+	if (off + bytes > dev->size)
+		return -ENOSPC;
+	ret = dev_account(dev, DEV_WRITE, bytes);
+	if (ret)
+		return ret;
+	return dev->ops->writev(dev, iov, cnt, off);
+}
+
+int f2fs_dev_flush(struct f2fs_dev *dev)
+{
+	if (dev->read_only)
+		return 0;
+	atomic_fetch_add(&dev->st.flushes, 1);
+	return dev->ops->flush(dev);
+}

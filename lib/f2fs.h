@@ -100,6 +100,8 @@ void f2fs_dev_close(struct f2fs_dev *dev);
 int f2fs_dev_read_blocks(struct f2fs_dev *dev, void *buf, block_t blkaddr, unsigned int nr);
 /* Vectored read of physically contiguous blocks: one device request. */
 int f2fs_dev_readv_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk);
+int f2fs_dev_writev_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk);
+int f2fs_dev_flush(struct f2fs_dev *dev);
 
 /* /// Folio cache (folio.c) /// */
 
@@ -230,6 +232,7 @@ struct seg_entry {
 	uint16_t valid_blocks;
 	uint8_t type;
 	uint64_t mtime;
+	uint8_t valid_map[SIT_VBLOCK_MAP_SIZE];
 };
 
 struct curseg_info {
@@ -248,7 +251,25 @@ struct f2fs_sm_info {
 	struct f2fs_summary_block *sum_blk[NR_CURSEG_TYPE];
 	unsigned int free_segments;
 	pthread_mutex_t lock;
+	/* write side: bitmaps by segment number */
+	uint8_t *dirty_sit;		/* SIT entry changed since the last checkpoint */
+	uint8_t *prefree;		/* emptied since the last checkpoint: not reusable yet */
+	unsigned int alloc_hint;	/* where the next free-segment search starts */
+	uint64_t valid_blocks;		/* main-area blocks in use (CP valid_block_count) */
+	uint64_t user_blocks;		/* CP user_block_count */
+	uint64_t mount_time;		/* seconds since the epoch, for segment mtimes */
+	uint64_t elapsed_base;		/* CP elapsed_time at mount */
 };
+
+int f2fs_allocate_block(struct f2fs_sb_info *sbi, int type, const struct f2fs_summary *sum,
+			block_t *out);
+void f2fs_invalidate_block(struct f2fs_sb_info *sbi, block_t blk);
+bool f2fs_block_is_valid(struct f2fs_sb_info *sbi, block_t blk);
+int f2fs_flush_sit(struct f2fs_sb_info *sbi);
+int f2fs_write_curseg_ssa(struct f2fs_sb_info *sbi);
+void f2fs_clear_prefree(struct f2fs_sb_info *sbi);
+unsigned int f2fs_count_free_segments(struct f2fs_sb_info *sbi);
+#define f2fs_segno(sbi, blk) (((blk) - (sbi)->main_blkaddr) >> (sbi)->log_blocks_per_seg)
 
 int f2fs_build_segment_manager(struct f2fs_sb_info *sbi);
 void f2fs_destroy_segment_manager(struct f2fs_sb_info *sbi);

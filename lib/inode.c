@@ -79,6 +79,13 @@ static int sanity_check_inode(struct f2fs_sb_info *sbi, nid_t ino, block_t blk,
 		return f2fs_error(sbi, EFSCORRUPTED,
 				  "inode %u (block %u): bad extra attribute size %u", ino, blk,
 				  extra);
+	/* the kernel refuses a flexible inline xattr area of size 0 or too big */
+	if (f2fs_has_feature(sbi, F2FS_FEATURE_FLEXIBLE_INLINE_XATTR) &&
+	    (ri->i_inline & F2FS_EXTRA_ATTR) && (ri->i_inline & F2FS_INLINE_XATTR) &&
+	    (!le16(ri->i_inline_xattr_size) || le16(ri->i_inline_xattr_size) > MAX_INLINE_XATTR_SIZE))
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "inode %u (block %u): corrupted i_inline_xattr_size %u", ino, blk,
+				  le16(ri->i_inline_xattr_size));
 	if (inline_xattr_addrs(sbi, ri) + extra / 4 + DEF_INLINE_RESERVED_SIZE >
 	    DEF_ADDRS_PER_INODE)
 		return f2fs_error(sbi, EFSCORRUPTED,

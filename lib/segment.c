@@ -7,6 +7,7 @@
  * and the write path need the rest.
  */
 #include <stdlib.h>
+#include <time.h>
 
 #include "f2fs.h"
 
@@ -155,6 +156,14 @@ static void set_seg_entry(struct seg_entry *se, const struct f2fs_sit_entry *raw
 	se->valid_blocks = le16(raw->vblocks) & SIT_VBLOCKS_MASK;
 	se->type = le16(raw->vblocks) >> SIT_VBLOCKS_SHIFT;
 	se->mtime = le64(raw->mtime);
+	memcpy(se->valid_map, raw->valid_map, SIT_VBLOCK_MAP_SIZE);
+}
+
+static void get_seg_entry_raw(const struct seg_entry *se, struct f2fs_sit_entry *raw)
+{
+	raw->vblocks = se->valid_blocks | ((uint16_t)se->type << SIT_VBLOCKS_SHIFT);
+	raw->mtime = se->mtime;
+	memcpy(raw->valid_map, se->valid_map, SIT_VBLOCK_MAP_SIZE);
 }
 
 static int build_sit_entries(struct f2fs_sb_info *sbi)
@@ -200,10 +209,7 @@ static int build_sit_entries(struct f2fs_sb_info *sbi)
 		}
 		set_seg_entry(&sm->sentries[segno], &j->sit_j.entries[i].se);
 	}
-	sm->free_segments = 0;
-	for (unsigned int s = 0; s < sbi->main_segs; s++)
-		if (!sm->sentries[s].valid_blocks)
-			sm->free_segments++;
+	sm->free_segments = f2fs_count_free_segments(sbi);
 out:
 	free(blk);
 	return ret;
@@ -223,8 +229,14 @@ int f2fs_build_segment_manager(struct f2fs_sb_info *sbi)
 		return f2fs_error(sbi, EFSCORRUPTED,
 				  "super block: SIT area too small for %u segments", sbi->main_segs);
 	sm->sentries = calloc(sbi->main_segs, sizeof(*sm->sentries));
-	if (!sm->sentries)
+	sm->dirty_sit = calloc(DIV_ROUND_UP(sbi->main_segs, 8), 1);
+	sm->prefree = calloc(DIV_ROUND_UP(sbi->main_segs, 8), 1);
+	if (!sm->sentries || !sm->dirty_sit || !sm->prefree)
 		return -ENOMEM;
+	sm->valid_blocks = le64(sbi->ckpt->valid_block_count);
+	sm->user_blocks = le64(sbi->ckpt->user_block_count);
+	sm->elapsed_base = le64(sbi->ckpt->elapsed_time);
+	sm->mount_time = time(NULL);
 	ret = restore_cursegs(sbi);
 	if (ret)
 		return ret;
@@ -240,5 +252,290 @@ void f2fs_destroy_segment_manager(struct f2fs_sb_info *sbi)
 		sm->sum_blk[i] = NULL;
 	}
 	free(sm->sentries);
+	free(sm->dirty_sit);
+	free(sm->prefree);
 	sm->sentries = NULL;
+	sm->dirty_sit = sm->prefree = NULL;
+}
+
+/// Allocation (write side) ///
+
+static bool is_curseg(struct f2fs_sm_info *sm, unsigned int segno)
+{
+	for (int i = 0; i < NR_CURSEG_TYPE; i++)
+		if (sm->curseg[i].segno == segno)
+			return true;
+	return false;
+}
+
+static void bit_set(uint8_t *map, unsigned int nr)
+{
+	map[nr >> 3] |= 1u << (nr & 7);
+}
+
+static void bit_clear(uint8_t *map, unsigned int nr)
+{
+	map[nr >> 3] &= ~(1u << (nr & 7));
+}
+
+static bool bit_test(const uint8_t *map, unsigned int nr)
+{
+	return map[nr >> 3] & (1u << (nr & 7));
+}
+
+/* As fsck counts them: empty and not a current segment. */
+unsigned int f2fs_count_free_segments(struct f2fs_sb_info *sbi)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	unsigned int n = 0;
+
+	for (unsigned int s = 0; s < sbi->main_segs; s++)
+		if (!sm->sentries[s].valid_blocks && !is_curseg(sm, s))
+			n++;
+	return n;
+}
+
+static uint64_t seg_mtime(struct f2fs_sm_info *sm)
+{
+	uint64_t now = time(NULL);
+
+	return sm->elapsed_base + (now > sm->mount_time ? now - sm->mount_time : 0);
+}
+
+/*
+ * A segment can take new blocks only when it held nothing at the last
+ * checkpoint either: "prefree" segments emptied since then still back the
+ * old checkpoint's view and wait for the next one.
+ */
+static int find_free_segment(struct f2fs_sb_info *sbi, unsigned int *out)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+
+	for (unsigned int i = 0; i < sbi->main_segs; i++) {
+		unsigned int s = (sm->alloc_hint + i) % sbi->main_segs;
+
+		if (sm->sentries[s].valid_blocks || is_curseg(sm, s) || bit_test(sm->prefree, s))
+			continue;
+		sm->alloc_hint = s + 1;
+		*out = s;
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+static int write_ssa_block(struct f2fs_sb_info *sbi, unsigned int segno,
+			   const struct f2fs_summary_block *sum)
+{
+	struct iovec v = { (void *)sum, F2FS_BLKSIZE };
+	int ret = f2fs_dev_writev_blocks(&sbi->dev, &v, 1, sbi->ssa_blkaddr + segno);
+
+	if (ret)
+		return f2fs_error(sbi, EIO, "SSA block %u: write failed", sbi->ssa_blkaddr + segno);
+	return 0;
+}
+
+/* The current segment of a type is full: file its summary and open a new one. */
+static int new_curseg(struct f2fs_sb_info *sbi, int type)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	struct curseg_info *cs = &sm->curseg[type];
+	struct f2fs_summary_block *sum = sm->sum_blk[type];
+	unsigned int segno;
+	int ret;
+
+	ret = write_ssa_block(sbi, cs->segno, sum);
+	if (ret)
+		return ret;
+	ret = find_free_segment(sbi, &segno);
+	if (ret)
+		return ret;
+	/* journals live in the data summaries; keep them across segments */
+	memset(sum->entries, 0, sizeof(sum->entries));
+	sum->footer.entry_type = type <= CURSEG_COLD_DATA ? SUM_TYPE_DATA : SUM_TYPE_NODE;
+	cs->segno = segno;
+	cs->next_blkoff = 0;
+	cs->alloc_type = 0;	/* LFS */
+	sm->sentries[segno].type = type;
+	bit_set(sm->dirty_sit, segno);
+	return 0;
+}
+
+int f2fs_allocate_block(struct f2fs_sb_info *sbi, int type, const struct f2fs_summary *sum,
+			block_t *out)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	struct curseg_info *cs = &sm->curseg[type];
+	struct seg_entry *se;
+	int ret = 0;
+
+	pthread_mutex_lock(&sm->lock);
+	if (cs->next_blkoff >= sbi->blocks_per_seg) {
+		ret = new_curseg(sbi, type);
+		if (ret)
+			goto out;
+	}
+	se = &sm->sentries[cs->segno];
+	*out = sbi->main_blkaddr + cs->segno * sbi->blocks_per_seg + cs->next_blkoff;
+	sm->sum_blk[type]->entries[cs->next_blkoff] = *sum;
+	f2fs_set_bit_msb(cs->next_blkoff, se->valid_map);
+	se->valid_blocks++;
+	se->type = type;
+	se->mtime = seg_mtime(sm);
+	bit_set(sm->dirty_sit, cs->segno);
+	cs->next_blkoff++;
+	sm->valid_blocks++;
+out:
+	pthread_mutex_unlock(&sm->lock);
+	return ret;
+}
+
+void f2fs_invalidate_block(struct f2fs_sb_info *sbi, block_t blk)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	unsigned int segno, off;
+	struct seg_entry *se;
+
+	if (!f2fs_valid_main_blkaddr(sbi, blk))
+		return;
+	segno = f2fs_segno(sbi, blk);
+	off = (blk - sbi->main_blkaddr) & (sbi->blocks_per_seg - 1);
+	pthread_mutex_lock(&sm->lock);
+	se = &sm->sentries[segno];
+	if (f2fs_test_bit(off, se->valid_map)) {
+		f2fs_clear_bit_msb(off, se->valid_map);
+		se->valid_blocks--;
+		sm->valid_blocks--;
+		bit_set(sm->dirty_sit, segno);
+		if (!se->valid_blocks && !is_curseg(sm, segno))
+			bit_set(sm->prefree, segno);
+	}
+	pthread_mutex_unlock(&sm->lock);
+}
+
+bool f2fs_block_is_valid(struct f2fs_sb_info *sbi, block_t blk)
+{
+	unsigned int off;
+	bool valid;
+
+	if (!f2fs_valid_main_blkaddr(sbi, blk))
+		return false;
+	off = (blk - sbi->main_blkaddr) & (sbi->blocks_per_seg - 1);
+	pthread_mutex_lock(&sbi->sm.lock);
+	valid = f2fs_test_bit(off, sbi->sm.sentries[f2fs_segno(sbi, blk)].valid_map);
+	pthread_mutex_unlock(&sbi->sm.lock);
+	return valid;
+}
+
+void f2fs_clear_prefree(struct f2fs_sb_info *sbi)
+{
+	memset(sbi->sm.prefree, 0, DIV_ROUND_UP(sbi->main_segs, 8));
+}
+
+/// Flushing the SIT at checkpoint ///
+
+static int sit_journal_find(struct f2fs_journal *j, unsigned int segno)
+{
+	for (int i = 0; i < le16(j->n_sits); i++)
+		if (le32(j->sit_j.entries[i].segno) == segno)
+			return i;
+	return -1;
+}
+
+static unsigned int count_dirty_not_journaled(struct f2fs_sb_info *sbi, struct f2fs_journal *j)
+{
+	unsigned int n = 0;
+
+	for (unsigned int s = 0; s < sbi->main_segs; s++)
+		if (bit_test(sbi->sm.dirty_sit, s) && sit_journal_find(j, s) < 0)
+			n++;
+	return n;
+}
+
+/*
+ * Write one SIT block with all its entries to the copy the checkpoint does
+ * not point at, then flip the bit: the old checkpoint keeps its copy intact.
+ */
+static int write_sit_block(struct f2fs_sb_info *sbi, unsigned int sit_blk)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	struct f2fs_sit_block *blk = calloc(1, F2FS_BLKSIZE);
+	struct iovec v = { blk, F2FS_BLKSIZE };
+	block_t addr;
+	int ret;
+
+	if (!blk)
+		return -ENOMEM;
+	for (unsigned int k = 0; k < SIT_ENTRY_PER_BLOCK; k++) {
+		unsigned int segno = sit_blk * SIT_ENTRY_PER_BLOCK + k;
+
+		if (segno >= sbi->main_segs)
+			break;
+		get_seg_entry_raw(&sm->sentries[segno], &blk->entries[k]);
+	}
+	f2fs_change_bit_msb(sit_blk, sm->sit_bitmap);
+	addr = sit_block_addr(sbi, sit_blk);
+	ret = f2fs_dev_writev_blocks(&sbi->dev, &v, 1, addr);
+	free(blk);
+	if (ret)
+		return f2fs_error(sbi, EIO, "SIT block %u: write failed", addr);
+	return 0;
+}
+
+int f2fs_flush_sit(struct f2fs_sb_info *sbi)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	struct f2fs_journal *j = &sm->sum_blk[CURSEG_COLD_DATA]->journal;
+	unsigned int nblocks = DIV_ROUND_UP(sbi->main_segs, SIT_ENTRY_PER_BLOCK);
+	int ret = 0;
+
+	if (le16(j->n_sits) + count_dirty_not_journaled(sbi, j) <= SIT_JOURNAL_ENTRIES) {
+		for (unsigned int s = 0; s < sbi->main_segs; s++) {
+			int i;
+
+			if (!bit_test(sm->dirty_sit, s))
+				continue;
+			i = sit_journal_find(j, s);
+			if (i < 0) {
+				i = le16(j->n_sits);
+				j->n_sits = i + 1;
+				j->sit_j.entries[i].segno = s;
+			}
+			get_seg_entry_raw(&sm->sentries[s], &j->sit_j.entries[i].se);
+		}
+		memset(sm->dirty_sit, 0, DIV_ROUND_UP(sbi->main_segs, 8));
+		return 0;
+	}
+	/* too many for the journal: empty it into the blocks and write them all */
+	for (int i = 0; i < le16(j->n_sits); i++)
+		bit_set(sm->dirty_sit, le32(j->sit_j.entries[i].segno));
+	j->n_sits = 0;
+	for (unsigned int b = 0; b < nblocks && !ret; b++) {
+		bool dirty = false;
+
+		for (unsigned int k = 0; k < SIT_ENTRY_PER_BLOCK; k++) {
+			unsigned int segno = b * SIT_ENTRY_PER_BLOCK + k;
+
+			if (segno < sbi->main_segs && bit_test(sm->dirty_sit, segno))
+				dirty = true;
+		}
+		if (dirty)
+			ret = write_sit_block(sbi, b);
+	}
+	memset(sm->dirty_sit, 0, DIV_ROUND_UP(sbi->main_segs, 8));
+	return ret;
+}
+
+/*
+ * Current segments' summaries also go to their SSA slots at each
+ * checkpoint, so the SSA is complete whatever the checkpoint carries.
+ */
+int f2fs_write_curseg_ssa(struct f2fs_sb_info *sbi)
+{
+	for (int i = 0; i < NR_CURSEG_TYPE; i++) {
+		int ret = write_ssa_block(sbi, sbi->sm.curseg[i].segno, sbi->sm.sum_blk[i]);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
 }

@@ -208,6 +208,10 @@ _Static_assert(sizeof(struct f2fs_orphan_block) == F2FS_BLKSIZE, "orphan block")
 #define DEF_NIDS_PER_INODE		5
 #define DEF_INLINE_RESERVED_SIZE	1
 #define OFFSET_OF_END_OF_I_EXT		360
+#define MIN_INLINE_DENTRY_SIZE		40	/* room for "." and ".." */
+/* Largest flexible inline xattr area, in 4-byte words, as the kernel bounds it. */
+#define MAX_INLINE_XATTR_SIZE		(DEF_ADDRS_PER_INODE - 36 / 4 - DEF_INLINE_RESERVED_SIZE - \
+					 MIN_INLINE_DENTRY_SIZE / 4)
 
 #define F2FS_INLINE_XATTR	0x01
 #define F2FS_INLINE_DATA	0x02
@@ -641,6 +645,21 @@ uint32_t f2fs_cp_chksum(const struct f2fs_checkpoint *cp);
 static inline int f2fs_test_bit(unsigned int nr, const uint8_t *addr)
 {
 	return (addr[nr >> 3] >> (7 - (nr & 7))) & 1;
+}
+
+static inline void f2fs_set_bit_msb(unsigned int nr, uint8_t *addr)
+{
+	addr[nr >> 3] |= 1u << (7 - (nr & 7));
+}
+
+static inline void f2fs_clear_bit_msb(unsigned int nr, uint8_t *addr)
+{
+	addr[nr >> 3] &= ~(1u << (7 - (nr & 7)));
+}
+
+static inline void f2fs_change_bit_msb(unsigned int nr, uint8_t *addr)
+{
+	addr[nr >> 3] ^= 1u << (7 - (nr & 7));
 }
 
 /* Dentry bitmaps use the kernel's little-endian bit order. */
