@@ -6,6 +6,7 @@
  * checkpoint, which mean the image needs roll-forward recovery.
  */
 #include <stdlib.h>
+#include <time.h>
 
 #include "f2fs.h"
 
@@ -285,4 +286,243 @@ int f2fs_check_recovery(struct f2fs_sb_info *sbi)
 out:
 	free(node);
 	return 0;
+}
+
+/// Writing a checkpoint ///
+
+uint64_t f2fs_node_cp_ver(const struct f2fs_sb_info *sbi)
+{
+	uint64_t ver = sbi->cp_ver;
+
+	if (le32(sbi->ckpt->ckpt_flags) & CP_CRC_RECOVERY_FLAG)
+		ver |= (uint64_t)sbi->cp_crc << 32;
+	return ver;
+}
+
+int f2fs_write_meta_block(struct f2fs_sb_info *sbi, block_t addr, const void *buf)
+{
+	struct iovec v = { (void *)buf, F2FS_BLKSIZE };
+	struct folio *f = folio_lookup(sbi, MAP_META, 0, addr);
+	int ret;
+
+	if (f) {
+		memcpy(f->data, buf, F2FS_BLKSIZE);
+		folio_put(sbi, f);
+	}
+	ret = f2fs_dev_writev_blocks(&sbi->dev, &v, 1, addr);
+	if (ret)
+		return f2fs_error(sbi, EIO, "metadata block %u: write failed: %s", addr,
+				  strerror(-ret));
+	return 0;
+}
+
+static int write_orphan_blocks(struct f2fs_sb_info *sbi, block_t start, unsigned int nblocks)
+{
+	struct f2fs_orphan_block *ob = malloc(F2FS_BLKSIZE);
+	unsigned int done = 0;
+	int ret = 0;
+
+	if (!ob)
+		return -ENOMEM;
+	for (unsigned int b = 0; b < nblocks && !ret; b++) {
+		unsigned int n = MIN(sbi->nr_orphans - done, (unsigned int)F2FS_ORPHANS_PER_BLOCK);
+
+		memset(ob, 0, F2FS_BLKSIZE);
+		for (unsigned int i = 0; i < n; i++)
+			ob->ino[i] = sbi->orphans[done + i];
+		ob->blk_addr = b + 1;
+		ob->blk_count = nblocks;
+		ob->entry_count = n;
+		ob->check_sum = f2fs_crc32(F2FS_SUPER_MAGIC, ob, offsetof(struct f2fs_orphan_block,
+									   check_sum));
+		done += n;
+		ret = f2fs_write_meta_block(sbi, start + b, ob);
+	}
+	free(ob);
+	return ret;
+}
+
+static void fill_checkpoint(struct f2fs_sb_info *sbi, bool umount, unsigned int orphan_blocks)
+{
+	struct f2fs_checkpoint *cp = sbi->ckpt;
+	struct f2fs_sm_info *sm = &sbi->sm;
+	uint32_t payload = le32(sbi->raw_super.cp_payload);
+	uint32_t flags = le32(cp->ckpt_flags);
+	uint64_t now = time(NULL);
+
+	cp->checkpoint_ver = sbi->cp_ver + 1;
+	cp->valid_block_count = sm->valid_blocks;
+	cp->free_segment_count = f2fs_count_free_segments(sbi);
+	for (int i = 0; i < NR_CURSEG_DATA_TYPE; i++) {
+		cp->cur_data_segno[i] = sm->curseg[i].segno;
+		cp->cur_data_blkoff[i] = sm->curseg[i].next_blkoff;
+		cp->alloc_type[i] = sm->curseg[i].alloc_type;
+	}
+	for (int i = 0; i < NR_CURSEG_NODE_TYPE; i++) {
+		struct curseg_info *cs = &sm->curseg[CURSEG_HOT_NODE + i];
+
+		cp->cur_node_segno[i] = cs->segno;
+		cp->cur_node_blkoff[i] = cs->next_blkoff;
+		cp->alloc_type[CURSEG_HOT_NODE + i] = cs->alloc_type;
+	}
+	/* normal summaries, no nat_bits: layouts every reader accepts */
+	flags &= ~(CP_UMOUNT_FLAG | CP_COMPACT_SUM_FLAG | CP_ORPHAN_PRESENT_FLAG |
+		   CP_NAT_BITS_FLAG | CP_NOCRC_RECOVERY_FLAG | CP_FASTBOOT_FLAG | CP_TRIMMED_FLAG);
+	flags |= CP_CRC_RECOVERY_FLAG;
+	if (umount)
+		flags |= CP_UMOUNT_FLAG;
+	if (sbi->nr_orphans)
+		flags |= CP_ORPHAN_PRESENT_FLAG;
+	cp->ckpt_flags = flags;
+	cp->cp_pack_start_sum = 1 + payload + orphan_blocks;
+	cp->cp_pack_total_block_count = 1 + payload + orphan_blocks + NR_CURSEG_DATA_TYPE +
+					(umount ? NR_CURSEG_NODE_TYPE : 0) + 1;
+	cp->valid_node_count = sbi->nm.valid_nodes;
+	cp->valid_inode_count = sbi->nm.valid_inodes;
+	cp->next_free_nid = sbi->nm.scan_nid;
+	cp->elapsed_time = sm->elapsed_base + (now > sm->mount_time ? now - sm->mount_time : 0);
+	*(uint32_t *)((uint8_t *)cp + le32(cp->checksum_offset)) = f2fs_cp_chksum(cp);
+}
+
+/*
+ * Write the pack the current checkpoint does not occupy: the checkpoint
+ * block, payload, orphans and summaries, then a flush, then the closing copy
+ * of the checkpoint block, then a flush. Until that last block lands, the
+ * old pack is the valid one, so a crash anywhere leaves a consistent image.
+ */
+static int write_cp_pack(struct f2fs_sb_info *sbi, bool umount, unsigned int orphan_blocks)
+{
+	struct f2fs_checkpoint *cp = sbi->ckpt;
+	uint32_t payload = le32(sbi->raw_super.cp_payload);
+	block_t start = le32(sbi->raw_super.cp_blkaddr) +
+			(sbi->cur_cp_pack == 1 ? sbi->blocks_per_seg : 0);
+	block_t blk = start;
+	int ret;
+
+	ret = f2fs_write_meta_block(sbi, blk++, cp);
+	for (uint32_t i = 0; i < payload && !ret; i++)
+		ret = f2fs_write_meta_block(sbi, blk++, (uint8_t *)cp + (size_t)(i + 1) * F2FS_BLKSIZE);
+	if (!ret && orphan_blocks)
+		ret = write_orphan_blocks(sbi, blk, orphan_blocks);
+	blk += orphan_blocks;
+	for (int i = 0; i < NR_CURSEG_DATA_TYPE && !ret; i++)
+		ret = f2fs_write_meta_block(sbi, blk++, sbi->sm.sum_blk[i]);
+	for (int i = CURSEG_HOT_NODE; umount && i < NR_CURSEG_TYPE && !ret; i++)
+		ret = f2fs_write_meta_block(sbi, blk++, sbi->sm.sum_blk[i]);
+	if (!ret)
+		ret = f2fs_dev_flush(&sbi->dev);
+	if (!ret)
+		ret = f2fs_write_meta_block(sbi, blk, cp);
+	if (!ret)
+		ret = f2fs_dev_flush(&sbi->dev);
+	if (ret)
+		return f2fs_error(sbi, EIO, "checkpoint pack at block %u: write failed", start);
+	sbi->cur_cp_pack = sbi->cur_cp_pack == 1 ? 2 : 1;
+	sbi->cur_cp_addr = start;
+	sbi->cp_ver = le64(cp->checkpoint_ver);
+	sbi->cp_crc = le32(*(uint32_t *)((uint8_t *)cp + le32(cp->checksum_offset)));
+	return 0;
+}
+
+/*
+ * The caller holds cp_rwsem exclusively: no operation runs, so the dirty
+ * sets are stable. Data first (it dirties dnodes), then inodes and nodes,
+ * then NAT and SIT, then the pack.
+ */
+int f2fs_write_checkpoint(struct f2fs_sb_info *sbi, bool umount)
+{
+	unsigned int orphan_blocks;
+	int ret;
+
+	if (sbi->opts.read_only)
+		return 0;
+	if (sbi->cp_stopped)
+		return -EIO;
+	ret = f2fs_writeback_all_data(sbi);
+	if (!ret)
+		ret = f2fs_sync_dirty_inodes(sbi);
+	if (!ret)
+		ret = f2fs_write_dirty_nodes(sbi);
+	if (!ret)
+		ret = f2fs_flush_nat(sbi);
+	if (!ret)
+		ret = f2fs_flush_sit(sbi);
+	if (!ret)
+		ret = f2fs_write_curseg_ssa(sbi);
+	if (ret)
+		goto fail;
+	orphan_blocks = DIV_ROUND_UP(sbi->nr_orphans, F2FS_ORPHANS_PER_BLOCK);
+	if (1 + le32(sbi->raw_super.cp_payload) + orphan_blocks + 2 * NR_CURSEG_TYPE + 1 >
+	    sbi->blocks_per_seg) {
+		ret = f2fs_error(sbi, ENOSPC, "checkpoint: %u orphan inodes do not fit",
+				 sbi->nr_orphans);
+		goto fail;
+	}
+	fill_checkpoint(sbi, umount, orphan_blocks);
+	ret = write_cp_pack(sbi, umount, orphan_blocks);
+	if (ret)
+		goto fail;
+	f2fs_clear_prefree(sbi);
+	f2fs_nat_after_checkpoint(sbi);
+	atomic_fetch_add(&sbi->ctr->checkpoints, 1);
+	return 0;
+fail:
+	/* as the kernel's f2fs_stop_checkpoint: no more metadata writes */
+	sbi->cp_stopped = true;
+	f2fs_error(sbi, -ret > 0 ? -ret : EIO,
+		   "checkpoint failed (%s): metadata writes stopped; remount to recover",
+		   strerror(-ret));
+	return ret;
+}
+
+/// The checkpoint timer ///
+
+static bool anything_dirty(struct f2fs_sb_info *sbi)
+{
+	return folio_dirty_bytes(sbi) || sbi->nm.nr_dirty || f2fs_has_dirty_inodes(sbi);
+}
+
+/* checkpoint_interval as in the kernel: dirty state never waits longer than that. */
+static void *checkpoint_thread(void *arg)
+{
+	struct f2fs_sb_info *sbi = arg;
+
+	pthread_mutex_lock(&sbi->cp_thread_lock);
+	while (!sbi->cp_thread_stop) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += sbi->opts.checkpoint_interval;
+		pthread_cond_timedwait(&sbi->cp_thread_cond, &sbi->cp_thread_lock, &until);
+		if (sbi->cp_thread_stop)
+			break;
+		pthread_mutex_unlock(&sbi->cp_thread_lock);
+		if (!sbi->cp_stopped && anything_dirty(sbi))
+			f2fs_checkpoint_now(sbi, false);
+		pthread_mutex_lock(&sbi->cp_thread_lock);
+	}
+	pthread_mutex_unlock(&sbi->cp_thread_lock);
+	return NULL;
+}
+
+int f2fs_start_checkpoint_thread(struct f2fs_sb_info *sbi)
+{
+	pthread_mutex_init(&sbi->cp_thread_lock, NULL);
+	pthread_cond_init(&sbi->cp_thread_cond, NULL);
+	if (pthread_create(&sbi->cp_thread, NULL, checkpoint_thread, sbi))
+		return -EAGAIN;
+	sbi->cp_thread_running = true;
+	return 0;
+}
+
+void f2fs_stop_checkpoint_thread(struct f2fs_sb_info *sbi)
+{
+	if (!sbi->cp_thread_running)
+		return;
+	pthread_mutex_lock(&sbi->cp_thread_lock);
+	sbi->cp_thread_stop = true;
+	pthread_cond_signal(&sbi->cp_thread_cond);
+	pthread_mutex_unlock(&sbi->cp_thread_lock);
+	pthread_join(sbi->cp_thread, NULL);
+	sbi->cp_thread_running = false;
 }

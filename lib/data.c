@@ -13,6 +13,7 @@
  * Compressed clusters are decompressed into cluster-sized folios.
  */
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 
 #include "f2fs.h"
@@ -25,7 +26,7 @@
 struct node_path {
 	int level;		/* 0: in the inode, 1: direct node, 2: indirect, 3: double */
 	unsigned int offset[4];	/* index at each level */
-	unsigned int noffset;	/* node offset of the dnode, as in the footer */
+	unsigned int noffset[4];/* node offset (footer) of the node at each level */
 };
 
 static unsigned int addrs_per_block(const struct f2fs_inode_info *fi)
@@ -35,38 +36,38 @@ static unsigned int addrs_per_block(const struct f2fs_inode_info *fi)
 	return DEF_ADDRS_PER_BLOCK;
 }
 
+/* As the kernel's get_node_path, node offsets included. */
 static int get_node_path(const struct f2fs_inode_info *fi, uint64_t block, struct node_path *p)
 {
 	const uint64_t direct_index = fi->addrs_per_inode;
 	const uint64_t direct_blks = addrs_per_block(fi);
 	const uint64_t indirect_blks = direct_blks * NIDS_PER_BLOCK;
 	const uint64_t dindirect_blks = indirect_blks * NIDS_PER_BLOCK;
+	const unsigned int dptrs = NIDS_PER_BLOCK;
 
+	memset(p, 0, sizeof(*p));
 	if (block < direct_index) {
-		p->level = 0;
 		p->offset[0] = block;
 		return 0;
 	}
 	block -= direct_index;
-	if (block < direct_blks) {
-		p->level = 1;
-		p->offset[0] = NODE_DIR1_BLOCK;
-		p->offset[1] = block;
-		return 0;
+	for (int d = 0; d < 2; d++) {
+		if (block < direct_blks) {
+			p->level = 1;
+			p->offset[0] = d ? NODE_DIR2_BLOCK : NODE_DIR1_BLOCK;
+			p->noffset[1] = 1 + d;
+			p->offset[1] = block;
+			return 0;
+		}
+		block -= direct_blks;
 	}
-	block -= direct_blks;
-	if (block < direct_blks) {
-		p->level = 1;
-		p->offset[0] = NODE_DIR2_BLOCK;
-		p->offset[1] = block;
-		return 0;
-	}
-	block -= direct_blks;
-	for (int ind = 0; ind < 2; ind++) {
+	for (int d = 0; d < 2; d++) {
 		if (block < indirect_blks) {
 			p->level = 2;
-			p->offset[0] = ind ? NODE_IND2_BLOCK : NODE_IND1_BLOCK;
+			p->offset[0] = d ? NODE_IND2_BLOCK : NODE_IND1_BLOCK;
+			p->noffset[1] = d ? 4 + dptrs : 3;
 			p->offset[1] = block / direct_blks;
+			p->noffset[2] = p->noffset[1] + 1 + p->offset[1];
 			p->offset[2] = block % direct_blks;
 			return 0;
 		}
@@ -75,8 +76,11 @@ static int get_node_path(const struct f2fs_inode_info *fi, uint64_t block, struc
 	if (block < dindirect_blks) {
 		p->level = 3;
 		p->offset[0] = NODE_DIND_BLOCK;
+		p->noffset[1] = 5 + 2 * dptrs;
 		p->offset[1] = block / indirect_blks;
-		p->offset[2] = (block / direct_blks) % NIDS_PER_BLOCK;
+		p->noffset[2] = 6 + 2 * dptrs + p->offset[1] * (dptrs + 1);
+		p->offset[2] = (block / direct_blks) % dptrs;
+		p->noffset[3] = 7 + 2 * dptrs + p->offset[1] * (dptrs + 1) + p->offset[2];
 		p->offset[3] = block % direct_blks;
 		return 0;
 	}
@@ -84,19 +88,6 @@ static int get_node_path(const struct f2fs_inode_info *fi, uint64_t block, struc
 }
 
 /// Dnode walk ///
-
-/*
- * Where a block's address lives: either in the inode (dn_folio is the inode
- * folio) or in a direct node. nid 0 on the path means a hole that spans the
- * rest of that subtree; hole_blocks tells how far.
- */
-struct dnode_of_data {
-	struct folio *folio;	/* inode or direct node holding the address */
-	const uint32_t *addrs;	/* address array inside it */
-	unsigned int ofs;	/* index of our block in addrs */
-	unsigned int nr;	/* entries in addrs */
-	uint64_t hole_blocks;	/* when folio is NULL: blocks of hole from here */
-};
 
 static uint64_t subtree_blocks(const struct f2fs_inode_info *fi, int level)
 {
@@ -145,7 +136,7 @@ static int check_dnode_owner(struct f2fs_sb_info *sbi, struct f2fs_inode_info *f
 	return 0;
 }
 
-static int get_dnode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t block,
+int f2fs_get_dnode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t block,
 		     struct dnode_of_data *dn)
 {
 	struct node_path p;
@@ -210,6 +201,80 @@ static int get_dnode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint6
 	return 0;
 }
 
+/*
+ * The dnode for a block, creating missing direct and indirect nodes on the
+ * way (write path). New nodes take the node offset of their position, as
+ * the kernel's get_node_path assigns it; each counts in i_blocks.
+ */
+int f2fs_get_dnode_alloc(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t block,
+			 struct dnode_of_data *dn)
+{
+	bool is_dir = S_ISDIR(fi->mode);
+	struct folio *parent, *child;
+	struct node_path p;
+	uint32_t *slot;
+	int ret = get_node_path(fi, block, &p);
+
+	if (ret)
+		return ret;
+	memset(dn, 0, sizeof(*dn));
+	parent = f2fs_get_inode_folio(sbi, fi->ino);
+	if (IS_ERR(parent))
+		return PTR_ERR(parent);
+	if (p.level == 0) {
+		dn->folio = parent;
+		dn->addrs = inode_addrs(folio_node(parent)) + fi->extra_isize;
+		dn->ofs = p.offset[0];
+		dn->nr = fi->addrs_per_inode;
+		return 0;
+	}
+	slot = (uint32_t *)inode_nids(folio_node(parent)) + (p.offset[0] - NODE_DIR1_BLOCK);
+	for (int lvl = 1; lvl <= p.level; lvl++) {
+		nid_t nid = le32(*slot);
+
+		if (!nid) {
+			ret = f2fs_alloc_nid(sbi, fi->ino, &nid);
+			if (ret)
+				goto fail;
+			child = f2fs_new_node_folio(sbi, nid, fi->ino, p.noffset[lvl], is_dir);
+			if (IS_ERR(child)) {
+				f2fs_alloc_nid_failed(sbi, nid);
+				ret = PTR_ERR(child);
+				goto fail;
+			}
+			*slot = nid;
+			if (lvl == 1)
+				fi->i_nid[p.offset[0] - NODE_DIR1_BLOCK] = nid;
+			folio_mark_dirty(sbi, parent);
+			fi->blocks++;
+			f2fs_mark_inode_dirty(sbi, fi);
+		} else {
+			child = f2fs_get_node_folio(sbi, nid);
+			if (IS_ERR(child)) {
+				ret = PTR_ERR(child);
+				goto fail;
+			}
+			ret = check_dnode_owner(sbi, fi, child);
+			if (ret) {
+				folio_put(sbi, child);
+				goto fail;
+			}
+		}
+		folio_put(sbi, parent);
+		parent = child;
+		if (lvl < p.level)
+			slot = (uint32_t *)indirect_nids(folio_node(parent)) + p.offset[lvl];
+	}
+	dn->folio = parent;
+	dn->addrs = dnode_addrs(folio_node(parent));
+	dn->ofs = p.offset[p.level];
+	dn->nr = addrs_per_block(fi);
+	return 0;
+fail:
+	folio_put(sbi, parent);
+	return ret;
+}
+
 static bool is_data_blkaddr(block_t b)
 {
 	return b != NULL_ADDR && b != NEW_ADDR && b != COMPRESS_ADDR;
@@ -230,7 +295,7 @@ int f2fs_map_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		map->len = MIN((uint64_t)want, ei.fofs + ei.len - map->lblk);
 		return 0;
 	}
-	ret = get_dnode(sbi, fi, map->lblk, &dn);
+	ret = f2fs_get_dnode(sbi, fi, map->lblk, &dn);
 	if (ret == -EFBIG) {
 		map->pblk = NULL_ADDR;	/* beyond what f2fs can address: a hole */
 		return 0;
@@ -361,8 +426,8 @@ static void zero_run(struct fill_batch *b, uint64_t pos, uint32_t len)
 	}
 }
 
-static int fill_batch(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
-		      struct fill_batch *b)
+/* Fill blocks [b->start, b->end) of the batch's folios from disk or zeroes. */
+static int fill_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct fill_batch *b)
 {
 	uint64_t eof_blk = DIV_ROUND_UP(fi->size, F2FS_BLKSIZE);
 	uint64_t pos = b->start;
@@ -400,6 +465,14 @@ static int fill_batch(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		}
 		pos += map.len;
 	}
+	return ret;
+}
+
+static int fill_batch(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+		      struct fill_batch *b)
+{
+	int ret = fill_range(sbi, fi, b);
+
 	for (unsigned int i = 0; i < b->nr; i++) {
 		struct folio *f = b->folios[i];
 
@@ -412,6 +485,17 @@ static int fill_batch(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		folio_end_fill(sbi, f, !ret);
 	}
 	return ret;
+}
+
+int f2fs_fill_folio_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct folio *f,
+			  uint64_t from, uint64_t to)
+{
+	struct fill_batch b = { .nr = 1, .start = from, .end = to };
+
+	if (from >= to)
+		return 0;
+	b.folios[0] = f;
+	return fill_range(sbi, fi, &b);
 }
 
 /*
@@ -440,7 +524,7 @@ static int read_compressed_cluster(struct f2fs_sb_info *sbi, struct f2fs_inode_i
 	uint8_t *cbuf;
 	int ret;
 
-	ret = get_dnode(sbi, fi, f->index, &dn);
+	ret = f2fs_get_dnode(sbi, fi, f->index, &dn);
 	if (ret)
 		return ret;
 	if (!dn.folio) {

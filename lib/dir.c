@@ -159,8 +159,13 @@ static int find_in_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, 
 	ret = f2fs_get_block_addr(sbi, dir, bidx, &blk);
 	if (ret)
 		return ret;
-	if (blk == NULL_ADDR || blk == NEW_ADDR)
-		return -ENOENT;
+	if (blk == NULL_ADDR || blk == NEW_ADDR) {
+		/* a block added since the last writeback lives only in the cache */
+		f = folio_lookup(sbi, MAP_DATA, dir->ino, bidx);
+		if (!f)
+			return -ENOENT;
+		folio_put(sbi, f);
+	}
 	f = f2fs_get_data_folio(sbi, dir, bidx);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
@@ -298,8 +303,21 @@ int f2fs_readdir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, uint64_t
 		if (ret)
 			return ret;
 		if (map.pblk == NULL_ADDR || map.pblk == NEW_ADDR) {
-			b += map.len - 1;	/* skip the whole hole */
-			continue;
+			struct folio *cached = folio_lookup(sbi, MAP_DATA, dir->ino, b);
+
+			if (!cached) {
+				/* skip the hole up to the next block the cache holds */
+				uint64_t e = b + map.len;
+
+				while (b + 1 < e && !(cached = folio_lookup(sbi, MAP_DATA,
+									      dir->ino, b + 1)))
+					b++;
+				if (!cached)
+					continue;
+				folio_put(sbi, cached);
+				continue;	/* the loop's b++ lands on the cached block */
+			}
+			folio_put(sbi, cached);
 		}
 		f = f2fs_get_data_folio(sbi, dir, b);
 		if (IS_ERR(f))
@@ -312,4 +330,362 @@ int f2fs_readdir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, uint64_t
 			return ret;
 	}
 	return 0;
+}
+
+/// Adding and removing entries (write side) ///
+
+unsigned int f2fs_mode_to_ftype(uint32_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return F2FS_FT_REG_FILE;
+	case S_IFDIR: return F2FS_FT_DIR;
+	case S_IFCHR: return F2FS_FT_CHRDEV;
+	case S_IFBLK: return F2FS_FT_BLKDEV;
+	case S_IFIFO: return F2FS_FT_FIFO;
+	case S_IFSOCK: return F2FS_FT_SOCK;
+	case S_IFLNK: return F2FS_FT_SYMLINK;
+	}
+	return F2FS_FT_UNKNOWN;
+}
+
+/* First run of "slots" free slots, or d->max. */
+static unsigned int room_for_filename(const struct f2fs_dentry_ptr *d, unsigned int slots)
+{
+	for (unsigned int bit = 0; bit + slots <= d->max;) {
+		unsigned int run = 0;
+
+		while (run < slots && !test_bit_le(bit + run, d->bitmap))
+			run++;
+		if (run == slots)
+			return bit;
+		bit += run + 1;
+	}
+	return d->max;
+}
+
+static void put_dentry(const struct f2fs_dentry_ptr *d, unsigned int bit, const char *name,
+		       size_t len, uint32_t hash, nid_t ino, unsigned int ftype)
+{
+	struct f2fs_dir_entry *de = (struct f2fs_dir_entry *)&d->dentry[bit];
+	uint8_t *bitmap = (uint8_t *)d->bitmap;
+	unsigned int slots = GET_DENTRY_SLOTS(len);
+
+	de->hash_code = hash;
+	de->ino = ino;
+	de->name_len = len;
+	de->file_type = ftype;
+	memset((uint8_t *)d->filename[bit], 0, (size_t)slots * F2FS_SLOT_LEN);
+	memcpy((uint8_t *)d->filename[bit], name, len);
+	for (unsigned int i = 0; i < slots; i++)
+		bitmap[(bit + i) >> 3] |= 1u << ((bit + i) & 7);
+}
+
+static void clear_dentry(const struct f2fs_dentry_ptr *d, unsigned int bit)
+{
+	uint8_t *bitmap = (uint8_t *)d->bitmap;
+	unsigned int slots = GET_DENTRY_SLOTS(le16(d->dentry[bit].name_len));
+
+	for (unsigned int i = 0; i < slots && bit + i < d->max; i++)
+		bitmap[(bit + i) >> 3] &= ~(1u << ((bit + i) & 7));
+}
+
+/* A dentry block for modification; a hole becomes a fresh zeroed block. */
+static struct folio *get_dentry_block_w(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+					uint64_t bidx)
+{
+	bool created;
+	struct folio *f = folio_grab(sbi, MAP_DATA, dir->ino, bidx, 0, &created);
+	block_t blk = NULL_ADDR;
+	int ret = 0;
+
+	if (IS_ERR(f) || !created) {
+		if (!IS_ERR(f) && folio_wait_uptodate(f)) {
+			folio_put(sbi, f);
+			return ERR_PTR(-EIO);
+		}
+		return f;
+	}
+	if (bidx < dir_blocks(dir))
+		ret = f2fs_get_block_addr(sbi, dir, bidx, &blk);
+	if (!ret && blk != NULL_ADDR && blk != NEW_ADDR)
+		ret = f2fs_fill_folio_range(sbi, dir, f, bidx, bidx + 1);
+	else if (!ret)
+		memset(f->data, 0, F2FS_BLKSIZE);
+	folio_end_fill(sbi, f, !ret);
+	if (ret) {
+		folio_put(sbi, f);
+		return ERR_PTR(ret);
+	}
+	return f;
+}
+
+/* Inline dentries outgrew the inode: move them to block 0, slot for slot. */
+static int convert_inline_dir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir)
+{
+	struct folio *inode_f = f2fs_get_inode_folio(sbi, dir->ino), *blk_f;
+	struct f2fs_dentry_ptr src, dst;
+	struct f2fs_dentry_block *blk;
+	bool created;
+
+	if (IS_ERR(inode_f))
+		return PTR_ERR(inode_f);
+	blk_f = folio_grab(sbi, MAP_DATA, dir->ino, 0, 0, &created);
+	if (IS_ERR(blk_f)) {
+		folio_put(sbi, inode_f);
+		return PTR_ERR(blk_f);
+	}
+	if (!created)
+		folio_wait_uptodate(blk_f);
+	blk = (struct f2fs_dentry_block *)blk_f->data;
+	memset(blk, 0, F2FS_BLKSIZE);
+	dentry_ptr_inline(&src, dir, folio_node(inode_f));
+	dentry_ptr_block(&dst, blk);
+	memcpy((uint8_t *)dst.bitmap, src.bitmap, f2fs_inline_dentry_bitmap_size(
+		f2fs_max_inline_data(dir)));
+	memcpy((uint8_t *)dst.dentry, src.dentry, (size_t)SIZE_OF_DIR_ENTRY * src.max);
+	memcpy((uint8_t *)dst.filename, src.filename, (size_t)F2FS_SLOT_LEN * src.max);
+	if (created)
+		folio_end_fill(sbi, blk_f, true);
+	folio_mark_dirty(sbi, blk_f);
+	folio_put(sbi, blk_f);
+	memset(f2fs_inline_data_addr(dir, folio_node(inode_f)), 0, f2fs_max_inline_data(dir));
+	folio_mark_dirty(sbi, inode_f);
+	folio_put(sbi, inode_f);
+	dir->i_inline &= ~F2FS_INLINE_DENTRY;
+	dir->current_depth = 1;
+	if (dir->size < F2FS_BLKSIZE)
+		dir->size = F2FS_BLKSIZE;
+	f2fs_mark_inode_dirty(sbi, dir);
+	return 0;
+}
+
+static int add_inline(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
+		      size_t len, uint32_t hash, nid_t ino, unsigned int ftype)
+{
+	struct folio *f = f2fs_get_inode_folio(sbi, dir->ino);
+	struct f2fs_dentry_ptr d;
+	unsigned int bit;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	dentry_ptr_inline(&d, dir, folio_node(f));
+	bit = room_for_filename(&d, GET_DENTRY_SLOTS(len));
+	if (bit < d.max) {
+		put_dentry(&d, bit, name, len, hash, ino, ftype);
+		folio_mark_dirty(sbi, f);
+	}
+	folio_put(sbi, f);
+	return bit < d.max ? 0 : -ENOSPC;
+}
+
+/* The kernel's f2fs_add_regular_entry: the name's bucket at each level in turn. */
+static int add_regular(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
+		       size_t len, uint32_t hash, nid_t ino, unsigned int ftype)
+{
+	unsigned int slots = GET_DENTRY_SLOTS(len);
+	unsigned int depth = dir->current_depth;
+
+	for (unsigned int level = 0; level < MAX_DIR_HASH_DEPTH; level++) {
+		uint64_t nbucket = dir_buckets(level, dir->i_dir_level);
+		uint64_t bidx = dir_block_index(level, dir->i_dir_level, hash % nbucket);
+
+		if (level == depth)
+			depth++;
+		for (unsigned int i = 0; i < bucket_blocks(level); i++) {
+			struct folio *f = get_dentry_block_w(sbi, dir, bidx + i);
+			struct f2fs_dentry_ptr d;
+			unsigned int bit;
+
+			if (IS_ERR(f))
+				return PTR_ERR(f);
+			dentry_ptr_block(&d, (const struct f2fs_dentry_block *)f->data);
+			bit = room_for_filename(&d, slots);
+			if (bit < d.max) {
+				put_dentry(&d, bit, name, len, hash, ino, ftype);
+				folio_mark_dirty(sbi, f);
+				folio_put(sbi, f);
+				if ((bidx + i + 1) * F2FS_BLKSIZE > dir->size)
+					dir->size = (bidx + i + 1) * F2FS_BLKSIZE;
+				dir->current_depth = depth;
+				f2fs_mark_inode_dirty(sbi, dir);
+				return 0;
+			}
+			folio_put(sbi, f);
+		}
+	}
+	return -ENOSPC;
+}
+
+int f2fs_add_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
+		  size_t len, nid_t ino, uint32_t mode)
+{
+	uint32_t hash = f2fs_dentry_hash((const uint8_t *)name, len);
+	unsigned int ftype = f2fs_mode_to_ftype(mode);
+	int ret;
+
+	if (f2fs_is_inline_dentry(dir)) {
+		ret = add_inline(sbi, dir, name, len, hash, ino, ftype);
+		if (ret != -ENOSPC)
+			goto out;
+		ret = convert_inline_dir(sbi, dir);
+		if (ret)
+			return ret;
+	}
+	ret = add_regular(sbi, dir, name, len, hash, ino, ftype);
+out:
+	if (!ret) {
+		f2fs_inode_touch(dir, true, true);
+		f2fs_mark_inode_dirty(sbi, dir);
+	}
+	return ret;
+}
+
+/*
+ * Locate an entry for modification: the folio holding it (inode folio for
+ * inline dentries) with a reference, and its slot.
+ */
+struct dentry_loc {
+	struct folio *folio;
+	struct f2fs_dentry_ptr d;
+	unsigned int bit;
+};
+
+static int locate_in(struct f2fs_sb_info *sbi, struct dentry_loc *loc, const char *name,
+		     size_t len)
+{
+	for (unsigned int bit = 0; bit < loc->d.max;) {
+		const struct f2fs_dir_entry *de = &loc->d.dentry[bit];
+		unsigned int nlen;
+
+		if (!test_bit_le(bit, loc->d.bitmap) || !(nlen = le16(de->name_len))) {
+			bit++;
+			continue;
+		}
+		if (nlen > F2FS_NAME_LEN || bit + GET_DENTRY_SLOTS(nlen) > loc->d.max)
+			return -EFSCORRUPTED;
+		if (nlen == len && !memcmp(loc->d.filename[bit], name, len)) {
+			loc->bit = bit;
+			return 0;
+		}
+		bit += GET_DENTRY_SLOTS(nlen);
+	}
+	return -ENOENT;
+}
+
+static int locate_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
+			size_t len, struct dentry_loc *loc)
+{
+	int ret;
+
+	if (f2fs_is_inline_dentry(dir)) {
+		loc->folio = f2fs_get_inode_folio(sbi, dir->ino);
+		if (IS_ERR(loc->folio))
+			return PTR_ERR(loc->folio);
+		dentry_ptr_inline(&loc->d, dir, folio_node(loc->folio));
+		ret = locate_in(sbi, loc, name, len);
+		if (ret)
+			folio_put(sbi, loc->folio);
+		return ret;
+	}
+	/* dot entries and names alike: scan every block (names are rare to miss) */
+	for (uint64_t b = 0; b < dir_blocks(dir); b++) {
+		block_t blk;
+
+		ret = f2fs_get_block_addr(sbi, dir, b, &blk);
+		if (ret)
+			return ret;
+		if (blk == NULL_ADDR || blk == NEW_ADDR) {
+			struct folio *cached = folio_lookup(sbi, MAP_DATA, dir->ino, b);
+
+			if (!cached)
+				continue;	/* a hole with no new block in the cache either */
+			folio_put(sbi, cached);
+		}
+		loc->folio = get_dentry_block_w(sbi, dir, b);
+		if (IS_ERR(loc->folio))
+			return PTR_ERR(loc->folio);
+		dentry_ptr_block(&loc->d, (const struct f2fs_dentry_block *)loc->folio->data);
+		ret = locate_in(sbi, loc, name, len);
+		if (!ret)
+			return 0;
+		folio_put(sbi, loc->folio);
+		if (ret != -ENOENT)
+			return ret;
+	}
+	return -ENOENT;
+}
+
+int f2fs_delete_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
+		      size_t len)
+{
+	struct dentry_loc loc;
+	int ret = locate_entry(sbi, dir, name, len, &loc);
+
+	if (ret)
+		return ret;
+	clear_dentry(&loc.d, loc.bit);
+	folio_mark_dirty(sbi, loc.folio);
+	folio_put(sbi, loc.folio);
+	f2fs_inode_touch(dir, true, true);
+	f2fs_mark_inode_dirty(sbi, dir);
+	return 0;
+}
+
+/* Point an existing entry at another inode (rename over, exchange, ".."). */
+int f2fs_set_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
+		  size_t len, nid_t ino, uint32_t mode)
+{
+	struct dentry_loc loc;
+	int ret = locate_entry(sbi, dir, name, len, &loc);
+	struct f2fs_dir_entry *de;
+
+	if (ret)
+		return ret;
+	de = (struct f2fs_dir_entry *)&loc.d.dentry[loc.bit];
+	de->ino = ino;
+	de->file_type = f2fs_mode_to_ftype(mode);
+	folio_mark_dirty(sbi, loc.folio);
+	folio_put(sbi, loc.folio);
+	f2fs_inode_touch(dir, true, true);
+	f2fs_mark_inode_dirty(sbi, dir);
+	return 0;
+}
+
+/* A new directory's "." and "..", inline as the kernel makes them. */
+int f2fs_make_empty_dir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, nid_t parent)
+{
+	struct folio *f = f2fs_get_inode_folio(sbi, fi->ino);
+	struct f2fs_dentry_ptr d;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	dentry_ptr_inline(&d, fi, folio_node(f));
+	put_dentry(&d, 0, ".", 1, 0, fi->ino, F2FS_FT_DIR);
+	put_dentry(&d, 1, "..", 2, 0, parent, F2FS_FT_DIR);
+	folio_mark_dirty(sbi, f);
+	folio_put(sbi, f);
+	fi->size = f2fs_max_inline_data(fi);
+	f2fs_mark_inode_dirty(sbi, fi);
+	return 0;
+}
+
+static int count_entry(void *arg, const char *name, size_t len, uint32_t ino, unsigned int dt,
+		       uint64_t pos)
+{
+	bool *nonempty = arg;
+
+	if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+		return 0;
+	*nonempty = true;
+	return 1;
+}
+
+int f2fs_empty_dir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir)
+{
+	bool nonempty = false;
+	int ret = f2fs_readdir(sbi, dir, 0, count_entry, &nonempty);
+
+	if (ret)
+		return ret;
+	return nonempty ? 0 : 1;
 }

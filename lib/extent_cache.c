@@ -166,3 +166,47 @@ void f2fs_extent_tree_destroy(struct f2fs_inode_info *fi)
 	free(fi->et);
 	fi->et = NULL;
 }
+
+void f2fs_extent_invalidate(struct f2fs_inode_info *fi, uint64_t fofs, uint64_t len)
+{
+	struct extent_tree *et = fi->et;
+	uint64_t end = fofs + len;
+	struct extent_info *l = &fi->largest;
+
+	/* the largest extent goes to disk as i_ext: it must never be stale */
+	if (l->len && (uint64_t)l->fofs < end && fofs < (uint64_t)l->fofs + l->len)
+		l->len = 0;
+	if (!et)
+		return;
+	pthread_mutex_lock(&et->lock);
+	for (unsigned int i = 0; i < et->nr;) {
+		struct extent_info *e = &et->ext[i];
+		uint64_t eend = (uint64_t)e->fofs + e->len;
+
+		if (eend <= fofs || e->fofs >= end) {
+			i++;
+			continue;
+		}
+		if (e->fofs < fofs && eend > end) {
+			/* split: keep head here, tail as a new entry */
+			struct extent_info tail = { end, e->blk + (end - e->fofs), eend - end };
+
+			e->len = fofs - e->fofs;
+			pthread_mutex_unlock(&et->lock);
+			f2fs_extent_insert(fi, tail.fofs, tail.blk, tail.len);
+			return;
+		}
+		if (e->fofs < fofs) {
+			e->len = fofs - e->fofs;
+			i++;
+		} else if (eend > end) {
+			e->blk += end - e->fofs;
+			e->len = eend - end;
+			e->fofs = end;
+			i++;
+		} else {
+			et_remove(et, i);
+		}
+	}
+	pthread_mutex_unlock(&et->lock);
+}

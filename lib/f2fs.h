@@ -54,6 +54,11 @@ static inline bool IS_ERR(const void *p)
 	return (unsigned long)p >= (unsigned long)-4095;
 }
 
+static inline bool IS_ERR_OR_NULL(const void *p)
+{
+	return !p || IS_ERR(p);
+}
+
 typedef uint32_t block_t;
 typedef uint32_t nid_t;
 
@@ -133,6 +138,8 @@ struct folio {
 	bool busy;			/* being filled by a reader */
 	bool error;
 	bool dropbehind;
+	bool dirty;			/* whole folio, or the dirty bits of its state */
+	struct folio *dnext, *dprev;	/* dirty list of its kind */
 };
 
 struct folio_cache;
@@ -156,6 +163,20 @@ int folio_wait_uptodate(struct folio *folio);
 /* Drop cached folios of an owner (inode eviction). */
 void folio_invalidate_owner(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key);
 struct folio_state *folio_get_state(struct folio *folio);
+/* Dirty folios hold a reference until cleaned, so eviction never sees them. */
+void folio_mark_dirty(struct f2fs_sb_info *sbi, struct folio *f);
+void folio_clear_dirty(struct f2fs_sb_info *sbi, struct folio *f);
+/* Referenced snapshot of the dirty folios of a kind (owner 0 = all owners). */
+int folio_collect_dirty(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key,
+			struct folio ***out, size_t *n);
+/* Drop folios of an owner from block index from on (truncate); dirty ones too. */
+void folio_truncate_owner(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key,
+			  uint64_t from);
+uint64_t folio_dirty_bytes(struct f2fs_sb_info *sbi);
+uint64_t folio_owner_key(const struct folio *f);
+/* Drop an owner's folios in [from, to); the caller has written the dirty ones. */
+void folio_drop_range(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key, uint64_t from,
+		      uint64_t to);
 uint64_t folio_cache_bytes(struct f2fs_sb_info *sbi);
 uint64_t folio_cache_limit(struct f2fs_sb_info *sbi);
 /* Address of file block blk inside a data folio that holds it. */
@@ -177,16 +198,36 @@ struct node_info {
 	uint8_t version;
 };
 
+struct nat_entry {
+	struct nat_entry *hnext;
+	struct nat_entry *dnext;	/* dirty list */
+	nid_t nid;
+	nid_t ino;
+	block_t blk;			/* NEW_ADDR: allocated, not yet written */
+	uint8_t version;
+	bool dirty;
+};
+
 struct f2fs_nm_info {
 	block_t nat_blkaddr;
 	unsigned int nat_blocks;	/* per copy */
 	nid_t max_nid;
 	uint8_t *nat_bitmap;		/* which NAT copy is valid */
 	unsigned int nat_bitmap_size;
-	/* NAT journal entries from the hot data summary, checked first */
-	struct nat_journal_entry *journal;
-	unsigned int journal_count;
+	/* NAT journal in the hot data summary: newer than the NAT blocks */
+	struct f2fs_journal *journal;
 	pthread_mutex_t lock;
+	/* write side: cached entries, newest of all; dirty ones reach disk at checkpoint */
+	struct nat_entry **nat_hash;
+	unsigned int nat_hash_size;
+	struct nat_entry *dirty;
+	unsigned int nr_dirty;
+	nid_t *free_nids;		/* allocatable now */
+	unsigned int nr_free, free_cap;
+	nid_t *freed_nids;		/* freed since the last checkpoint: allocatable after it */
+	unsigned int nr_freed, freed_cap;
+	nid_t scan_nid;			/* where the next free-nid scan starts */
+	uint32_t valid_nodes, valid_inodes;
 };
 
 int f2fs_build_node_manager(struct f2fs_sb_info *sbi);
@@ -194,6 +235,22 @@ void f2fs_destroy_node_manager(struct f2fs_sb_info *sbi);
 int f2fs_get_node_info(struct f2fs_sb_info *sbi, nid_t nid, struct node_info *ni);
 /* Read node block nid through the node cache, validating the footer. */
 struct folio *f2fs_get_node_folio(struct f2fs_sb_info *sbi, nid_t nid);
+/* Write side (node.c) */
+int f2fs_alloc_nid(struct f2fs_sb_info *sbi, nid_t ino, nid_t *out);
+void f2fs_alloc_nid_failed(struct f2fs_sb_info *sbi, nid_t nid);
+/* A new node block in the cache, zeroed, footer set, dirty. ofs: node offset. */
+struct folio *f2fs_new_node_folio(struct f2fs_sb_info *sbi, nid_t nid, nid_t ino,
+				  unsigned int ofs, bool is_dir);
+/* Drop a node: its block is invalidated and the nid freed after the next checkpoint. */
+int f2fs_truncate_node(struct f2fs_sb_info *sbi, nid_t nid);
+int f2fs_write_node_folio(struct f2fs_sb_info *sbi, struct folio *f);
+int f2fs_flush_nat(struct f2fs_sb_info *sbi);
+void f2fs_nat_after_checkpoint(struct f2fs_sb_info *sbi);
+bool f2fs_is_dnode_ofs(unsigned int ofs);
+static inline unsigned int ofs_of_node(const struct f2fs_node *n)
+{
+	return n->footer.flag >> OFFSET_BIT_SHIFT;
+}
 /* Batched readahead of sibling dnodes after a miss under an indirect node. */
 #define MAX_RA_NODE 128
 void f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned int count);
@@ -306,8 +363,15 @@ struct f2fs_sb_info {
 	unsigned int nr_orphans;
 	bool need_recovery;
 	unsigned int nr_fsync_dnodes;
+	bool cp_stopped;			/* a checkpoint failed: no more metadata writes */
+	pthread_t cp_thread;
+	pthread_mutex_t cp_thread_lock;
+	pthread_cond_t cp_thread_cond;
+	bool cp_thread_stop, cp_thread_running;
+	unsigned int orphan_cap;
 
 	pthread_rwlock_t cp_rwsem;
+	pthread_mutex_t writepages;		/* serializes allocation+submission (seed 004) */
 	/* tunables and counters (stats.c) */
 	struct uf2fs_counters *ctr;
 	char last_error[256];
@@ -326,6 +390,27 @@ void f2fs_msg(struct f2fs_sb_info *sbi, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 int f2fs_read_super(struct f2fs_sb_info *sbi);
+/* Write a metadata block, keeping a cached copy of that address coherent. */
+int f2fs_write_meta_block(struct f2fs_sb_info *sbi, block_t addr, const void *buf);
+/* The cp_ver stamped into node footers: version, and the CP CRC above it. */
+uint64_t f2fs_node_cp_ver(const struct f2fs_sb_info *sbi);
+int f2fs_write_checkpoint(struct f2fs_sb_info *sbi, bool umount);
+/* Write-side bracket of every modifying operation (namei.c) */
+int f2fs_begin_write(struct f2fs_sb_info *sbi);
+void f2fs_end_write(struct f2fs_sb_info *sbi);
+/* Keep dirty memory and free space in bounds: writeback or checkpoint (file.c). */
+void f2fs_balance(struct f2fs_sb_info *sbi);
+int f2fs_checkpoint_now(struct f2fs_sb_info *sbi, bool umount);
+int f2fs_start_checkpoint_thread(struct f2fs_sb_info *sbi);
+void f2fs_stop_checkpoint_thread(struct f2fs_sb_info *sbi);
+bool f2fs_has_dirty_inodes(struct f2fs_sb_info *sbi);
+/* Make room for nblocks in free segments while holding cp_rwsem shared (gc.c). */
+int f2fs_gc_for_space(struct f2fs_sb_info *sbi, uint64_t need);
+int f2fs_make_room(struct f2fs_sb_info *sbi);
+/* Checkpoint steps living elsewhere */
+int f2fs_writeback_all_data(struct f2fs_sb_info *sbi);	/* data.c */
+int f2fs_sync_dirty_inodes(struct f2fs_sb_info *sbi);	/* inode.c */
+int f2fs_write_dirty_nodes(struct f2fs_sb_info *sbi);	/* node.c */
 int f2fs_get_valid_checkpoint(struct f2fs_sb_info *sbi);
 int f2fs_read_orphans(struct f2fs_sb_info *sbi);
 int f2fs_check_recovery(struct f2fs_sb_info *sbi);
@@ -358,7 +443,8 @@ struct f2fs_inode_info {
 	nid_t ino;
 	atomic_int refcnt;
 	uint64_t nlookup;
-	pthread_mutex_t i_lock;
+	pthread_mutex_t i_lock;		/* small fields (extent tree creation) */
+	pthread_rwlock_t i_rwsem;	/* data and namespace: readers shared, writers exclusive */
 
 	uint32_t mode, uid, gid, nlink, generation, flags;
 	uint64_t size, blocks;
@@ -380,7 +466,27 @@ struct f2fs_inode_info {
 	unsigned int max_order;
 	struct extent_info largest;	/* i_ext */
 	struct extent_tree *et;		/* read extent cache */
+	/* write side */
+	bool dirty;			/* fields newer than the inode block */
+	struct f2fs_inode_info *dirty_next;
+	unsigned int open_count;
+	bool orphan;			/* unlinked while open: freed at last release */
+	bool freed;			/* its blocks and nid are gone */
 };
+
+/* Write side (inode.c) */
+void f2fs_mark_inode_dirty(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+/* Copy the in-memory fields into the inode block (dirtying it). */
+int f2fs_update_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+struct f2fs_inode_info *f2fs_new_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+				       uint32_t mode, uint32_t uid, uint32_t gid,
+				       const char *name, size_t len);
+/* Free an unlinked inode's blocks, xattr node and nid. */
+int f2fs_evict_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+int f2fs_add_orphan(struct f2fs_sb_info *sbi, nid_t ino);
+void f2fs_remove_orphan(struct f2fs_sb_info *sbi, nid_t ino);
+int f2fs_cleanup_orphans(struct f2fs_sb_info *sbi);
+void f2fs_inode_touch(struct f2fs_inode_info *fi, bool mtime, bool ctime);
 
 struct f2fs_inode_info *f2fs_iget(struct f2fs_sb_info *sbi, nid_t ino);
 void f2fs_iput(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
@@ -413,6 +519,24 @@ struct folio *f2fs_get_inode_folio(struct f2fs_sb_info *sbi, nid_t ino);
 
 /* /// Block mapping (data.c) /// */
 
+/*
+ * Where a block's address lives: in the inode (folio is the inode folio) or
+ * in a direct node. With no folio, the path had a missing node: a hole of
+ * hole_blocks blocks from the asked block on.
+ */
+struct dnode_of_data {
+	struct folio *folio;
+	const uint32_t *addrs;
+	unsigned int ofs;
+	unsigned int nr;
+	uint64_t hole_blocks;
+};
+
+int f2fs_get_dnode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t block,
+		   struct dnode_of_data *dn);
+int f2fs_get_dnode_alloc(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t block,
+			 struct dnode_of_data *dn);
+
 struct f2fs_map_blocks {
 	uint64_t lblk;		/* in: first file block */
 	uint32_t len;		/* in: wanted; out: run length */
@@ -428,6 +552,20 @@ int f2fs_get_block_addr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, ui
 /* Read file data through the data mapping of the folio cache. */
 ssize_t f2fs_file_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, void *buf,
 		       size_t len, uint64_t off);
+/* Fill blocks [from, to) of a folio being created (write path). */
+int f2fs_fill_folio_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct folio *f,
+			  uint64_t from, uint64_t to);
+int f2fs_writeback_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, const void *buf,
+			size_t len, uint64_t off);
+/* Inline data (inline.c) */
+int f2fs_convert_inline_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+int f2fs_write_inline_data(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, const void *buf,
+			   size_t len, uint64_t off);
+/* Room for nblocks more blocks, making it by checkpoint if needed; -ENOSPC if none. */
+int f2fs_check_space(struct f2fs_sb_info *sbi, uint64_t nblocks);
+/* Free blocks and nodes from file block "from" on (truncate). */
+int f2fs_truncate_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t from);
 /* Read one whole file block (directory blocks): a cached data folio, referenced. */
 struct folio *f2fs_get_data_folio(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 				  uint64_t lblk);
@@ -437,6 +575,8 @@ struct folio *f2fs_get_data_folio(struct f2fs_sb_info *sbi, struct f2fs_inode_in
 int f2fs_extent_lookup(struct f2fs_inode_info *fi, uint64_t lblk, struct extent_info *ei);
 void f2fs_extent_insert(struct f2fs_inode_info *fi, uint32_t fofs, block_t blk, uint32_t len);
 void f2fs_extent_tree_destroy(struct f2fs_inode_info *fi);
+/* Forget mappings of [fofs, fofs+len): their blocks moved or went away. */
+void f2fs_extent_invalidate(struct f2fs_inode_info *fi, uint64_t fofs, uint64_t len);
 unsigned int f2fs_extent_count(struct f2fs_inode_info *fi);
 
 /* /// Directories (dir.c, inline.c, hash.c) /// */
@@ -453,6 +593,17 @@ int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const
 int f2fs_readdir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, uint64_t pos,
 		 uf2fs_filldir_t fill, void *arg);
 unsigned int f2fs_ftype_to_dtype(unsigned int ft);
+/* Write side (dir.c) */
+unsigned int f2fs_mode_to_ftype(uint32_t mode);
+int f2fs_add_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
+		  size_t len, nid_t ino, uint32_t mode);
+int f2fs_delete_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
+		      size_t len);
+int f2fs_set_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
+		  size_t len, nid_t ino, uint32_t mode);
+int f2fs_make_empty_dir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, nid_t parent);
+/* 1 when only "." and ".." remain */
+int f2fs_empty_dir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir);
 
 /* /// Compression (compress.c) /// */
 
@@ -493,6 +644,7 @@ struct uf2fs_counters {
 	atomic_uint_fast64_t map_calls, extent_hits, node_reads;
 	atomic_uint_fast64_t hole_blocks, read_bytes, read_calls;
 	atomic_uint_fast64_t decompressed_clusters;
+	atomic_uint_fast64_t checkpoints, written_blocks, gc_segments;
 };
 
 #endif /* UF2FS_F2FS_H */

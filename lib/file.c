@@ -6,6 +6,7 @@
  * quiescent tree), pins the inode through the inode cache and hands off to
  * the f2fs-level code in dir.c, data.c and xattr.c.
  */
+#include <linux/falloc.h>
 #include <linux/fs.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -43,7 +44,9 @@ int uf2fs_lookup(struct uf2fs *fs, uint32_t dir, const char *name, size_t len, u
 		ret = PTR_ERR(di);
 		goto out;
 	}
+	pthread_rwlock_rdlock(&di->i_rwsem);
 	ret = f2fs_find_entry(sbi, di, name, len, ino, &ftype);
+	pthread_rwlock_unlock(&di->i_rwsem);
 	f2fs_iput(sbi, di);
 out:
 	pthread_rwlock_unlock(&sbi->cp_rwsem);
@@ -134,7 +137,9 @@ int uf2fs_readdir(struct uf2fs *fs, uint32_t dir, uint64_t pos, uf2fs_filldir_t 
 	if (IS_ERR(di)) {
 		ret = PTR_ERR(di);
 	} else {
+		pthread_rwlock_rdlock(&di->i_rwsem);
 		ret = f2fs_readdir(sbi, di, pos, fill, arg);
+		pthread_rwlock_unlock(&di->i_rwsem);
 		f2fs_iput(sbi, di);
 	}
 	pthread_rwlock_unlock(&sbi->cp_rwsem);
@@ -154,7 +159,9 @@ ssize_t uf2fs_read(struct uf2fs *fs, uint32_t ino, void *buf, size_t len, uint64
 	if (IS_ERR(fi)) {
 		ret = PTR_ERR(fi);
 	} else {
+		pthread_rwlock_rdlock(&fi->i_rwsem);
 		ret = S_ISDIR(fi->mode) ? -EISDIR : f2fs_file_read(sbi, fi, buf, len, off);
+		pthread_rwlock_unlock(&fi->i_rwsem);
 		f2fs_iput(sbi, fi);
 	}
 	pthread_rwlock_unlock(&sbi->cp_rwsem);
@@ -186,7 +193,10 @@ ssize_t uf2fs_readlink(struct uf2fs *fs, uint32_t ino, char *buf, size_t size)
 	return ret;
 }
 
-/* Opening on a read-only image only has to prove the inode is readable. */
+/*
+ * Opens are counted so that an unlinked file stays readable (as an orphan)
+ * until its last close, as POSIX requires.
+ */
 int uf2fs_open(struct uf2fs *fs, uint32_t ino, int flags)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
@@ -194,12 +204,36 @@ int uf2fs_open(struct uf2fs *fs, uint32_t ino, int flags)
 
 	if (IS_ERR(fi))
 		return PTR_ERR(fi);
-	f2fs_iput(sbi, fi);
+	pthread_mutex_lock(&fi->i_lock);
+	fi->open_count++;
+	pthread_mutex_unlock(&fi->i_lock);
+	/* the open reference pins the inode until release */
 	return 0;
 }
 
 void uf2fs_release(struct uf2fs *fs, uint32_t ino)
 {
+	struct f2fs_sb_info *sbi = SBI(fs);
+	struct f2fs_inode_info *fi = get_inode(sbi, ino);
+	bool last;
+
+	if (IS_ERR(fi))
+		return;
+	pthread_mutex_lock(&fi->i_lock);
+	last = fi->open_count && !--fi->open_count;
+	pthread_mutex_unlock(&fi->i_lock);
+	if (last && fi->orphan && !fi->nlink && !f2fs_begin_write(sbi)) {
+		pthread_rwlock_wrlock(&fi->i_rwsem);
+		if (fi->orphan && !fi->open_count) {
+			fi->orphan = false;
+			f2fs_remove_orphan(sbi, fi->ino);
+			f2fs_evict_inode(sbi, fi);
+		}
+		pthread_rwlock_unlock(&fi->i_rwsem);
+		f2fs_end_write(sbi);
+	}
+	f2fs_iput(sbi, fi);	/* the open's reference */
+	f2fs_iput(sbi, fi);	/* ours */
 }
 
 void uf2fs_forget(struct uf2fs *fs, uint32_t ino, uint64_t nlookup)
@@ -279,6 +313,488 @@ int uf2fs_statfs(struct uf2fs *fs, struct statvfs *st)
 	st->f_favail = st->f_ffree;
 	st->f_namemax = F2FS_NAME_LEN;
 	st->f_fsid = le32(*(uint32_t *)sbi->raw_super.uuid);
-	st->f_flag = ST_RDONLY;
+	st->f_flag = sbi->opts.read_only ? ST_RDONLY : 0;
+	if (!sbi->opts.read_only) {
+		pthread_mutex_lock(&sbi->sm.lock);
+		valid = sbi->sm.valid_blocks;
+		pthread_mutex_unlock(&sbi->sm.lock);
+		valid_nodes = sbi->nm.valid_nodes;
+		st->f_bfree = user > valid ? user - valid : 0;
+		st->f_bavail = st->f_bfree;
+		st->f_ffree = MIN(avail_nodes - MIN(valid_nodes, avail_nodes), st->f_bfree);
+		st->f_favail = st->f_ffree;
+	}
 	return 0;
+}
+
+/// Writing: data, attributes, space ///
+
+bool uf2fs_is_read_only(const struct uf2fs *fs)
+{
+	return SBI(fs)->opts.read_only;
+}
+
+static uint64_t max_file_blocks(const struct f2fs_inode_info *fi)
+{
+	uint64_t apb = DEF_ADDRS_PER_BLOCK;
+
+	return fi->addrs_per_inode + 2 * apb + 2 * apb * NIDS_PER_BLOCK +
+	       apb * NIDS_PER_BLOCK * NIDS_PER_BLOCK;
+}
+
+static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t len, uint64_t off)
+{
+	struct f2fs_sb_info *sbi = SBI(fs);
+	struct f2fs_inode_info *fi;
+	ssize_t ret;
+
+	ret = f2fs_begin_write(sbi);
+	if (ret)
+		return ret;
+	fi = get_inode(sbi, ino);
+	if (IS_ERR(fi)) {
+		ret = PTR_ERR(fi);
+		goto out;
+	}
+	if (!S_ISREG(fi->mode)) {
+		ret = S_ISDIR(fi->mode) ? -EISDIR : -EINVAL;
+	} else if (off + len < off ||
+		   DIV_ROUND_UP(off + len, F2FS_BLKSIZE) > max_file_blocks(fi)) {
+		ret = -EFBIG;
+	} else if (fi->flags & F2FS_IMMUTABLE_FL) {
+		ret = -EPERM;
+	} else {
+		pthread_rwlock_wrlock(&fi->i_rwsem);
+		if (fi->flags & F2FS_APPEND_FL)
+			off = fi->size;
+		ret = f2fs_file_write(sbi, fi, buf, len, off);
+		pthread_rwlock_unlock(&fi->i_rwsem);
+	}
+	f2fs_iput(sbi, fi);
+out:
+	f2fs_end_write(sbi);
+	return ret;
+}
+
+/* Zero [from, to) bytes of the file in the cache (partial blocks at a new EOF or a punch). */
+static int zero_partial(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t from,
+			uint64_t to)
+{
+	static const uint8_t zeroes[F2FS_BLKSIZE];
+
+	while (from < to) {
+		size_t n = MIN(to - from, (uint64_t)F2FS_BLKSIZE - from % F2FS_BLKSIZE);
+		uint64_t size = fi->size;
+		ssize_t ret = f2fs_file_write(sbi, fi, zeroes, n, from);
+
+		fi->size = size;	/* zeroing never changes the size */
+		if (ret < 0)
+			return ret;
+		from += n;
+	}
+	return 0;
+}
+
+static int truncate_to(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t size)
+{
+	uint64_t from = DIV_ROUND_UP(size, F2FS_BLKSIZE);
+	int ret = 0;
+
+	if (size >= fi->size) {
+		fi->size = size;
+		return 0;
+	}
+	if (f2fs_is_inline_data(fi)) {
+		struct folio *f = f2fs_get_inode_folio(sbi, fi->ino);
+
+		if (IS_ERR(f))
+			return PTR_ERR(f);
+		memset((uint8_t *)f2fs_inline_data_addr(fi, folio_node(f)) + size, 0,
+		       f2fs_max_inline_data(fi) - size);
+		folio_mark_dirty(sbi, f);
+		folio_put(sbi, f);
+		fi->size = size;
+		return 0;
+	}
+	if (size % F2FS_BLKSIZE && !f2fs_is_compressed(fi))
+		ret = zero_partial(sbi, fi, size, from * F2FS_BLKSIZE);
+	if (!ret)
+		ret = f2fs_truncate_blocks(sbi, fi, from);
+	/* a cached large folio straddling the new EOF must not resurrect old bytes */
+	if (!ret && from) {
+		struct folio *f = folio_lookup(sbi, MAP_DATA, fi->ino, from - 1);
+
+		if (f) {
+			uint64_t fend = f->index + folio_nr_blocks(f);
+
+			if (fend > from)
+				memset(folio_block_ptr(f, from), 0,
+				       (fend - from) << F2FS_BLKSIZE_BITS);
+			folio_put(sbi, f);
+		}
+	}
+	if (!ret)
+		fi->size = size;
+	return ret;
+}
+
+static void apply_times(struct f2fs_inode_info *fi, const struct uf2fs_attr *a,
+			unsigned int valid)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (valid & UF2FS_SET_ATIME_NOW)
+		fi->atime = now;
+	else if (valid & UF2FS_SET_ATIME)
+		fi->atime = a->atime;
+	if (valid & UF2FS_SET_MTIME_NOW)
+		fi->mtime = now;
+	else if (valid & UF2FS_SET_MTIME)
+		fi->mtime = a->mtime;
+	if (valid & UF2FS_SET_CTIME)
+		fi->ctime = a->ctime;
+	else
+		fi->ctime = now;
+}
+
+int uf2fs_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a,
+		  unsigned int valid, struct uf2fs_attr *out)
+{
+	struct f2fs_sb_info *sbi = SBI(fs);
+	struct f2fs_inode_info *fi;
+	int ret;
+
+	ret = f2fs_begin_write(sbi);
+	if (ret)
+		return ret;
+	fi = get_inode(sbi, ino);
+	if (IS_ERR(fi)) {
+		ret = PTR_ERR(fi);
+		goto out;
+	}
+	pthread_rwlock_wrlock(&fi->i_rwsem);
+	if ((valid & UF2FS_SET_SIZE) && (fi->flags & (F2FS_IMMUTABLE_FL | F2FS_APPEND_FL)))
+		ret = -EPERM;
+	else if ((valid & UF2FS_SET_SIZE) && !S_ISREG(fi->mode))
+		ret = S_ISDIR(fi->mode) ? -EISDIR : -EINVAL;
+	else if ((valid & UF2FS_SET_SIZE) && f2fs_is_compressed(fi) && a->size != fi->size)
+		ret = -EOPNOTSUPP;
+	else if ((valid & UF2FS_SET_SIZE) && DIV_ROUND_UP(a->size, F2FS_BLKSIZE) > max_file_blocks(fi))
+		ret = -EFBIG;
+	if (!ret && (valid & UF2FS_SET_SIZE) && a->size != fi->size) {
+		ret = truncate_to(sbi, fi, a->size);
+		if (!ret)
+			f2fs_inode_touch(fi, true, true);
+	}
+	if (!ret) {
+		if (valid & UF2FS_SET_MODE)
+			fi->mode = (fi->mode & S_IFMT) | (a->mode & 07777);
+		if (valid & UF2FS_SET_UID)
+			fi->uid = a->uid;
+		if (valid & UF2FS_SET_GID)
+			fi->gid = a->gid;
+		if (valid & ~UF2FS_SET_SIZE)
+			apply_times(fi, a, valid);
+		f2fs_mark_inode_dirty(sbi, fi);
+		if (out)
+			fill_attr(fi, out);
+	}
+	pthread_rwlock_unlock(&fi->i_rwsem);
+	f2fs_iput(sbi, fi);
+out:
+	f2fs_end_write(sbi);
+	return ret;
+}
+
+int uf2fs_set_flags(struct uf2fs *fs, uint32_t ino, uint32_t flags)
+{
+	struct f2fs_sb_info *sbi = SBI(fs);
+	const uint32_t settable = F2FS_SYNC_FL | F2FS_IMMUTABLE_FL | F2FS_APPEND_FL |
+				  F2FS_NODUMP_FL | F2FS_NOATIME_FL | F2FS_DIRSYNC_FL |
+				  F2FS_PROJINHERIT_FL;
+	struct f2fs_inode_info *fi;
+	int ret;
+
+	ret = f2fs_begin_write(sbi);
+	if (ret)
+		return ret;
+	fi = get_inode(sbi, ino);
+	if (IS_ERR(fi)) {
+		ret = PTR_ERR(fi);
+	} else {
+		/* compression and casefold changes need rewriting data: not offered */
+		if ((flags ^ fi->flags) & (F2FS_COMPR_FL | F2FS_NOCOMP_FL | F2FS_CASEFOLD_FL) &
+		    (F2FS_COMPR_FL | F2FS_NOCOMP_FL | F2FS_CASEFOLD_FL))
+			ret = -EOPNOTSUPP;
+		else {
+			fi->flags = (fi->flags & ~settable) | (flags & settable);
+			f2fs_inode_touch(fi, false, true);
+			f2fs_mark_inode_dirty(sbi, fi);
+		}
+		f2fs_iput(sbi, fi);
+	}
+	f2fs_end_write(sbi);
+	return ret;
+}
+
+/// fallocate ///
+
+/* Reserve NEW_ADDR blocks for the holes in [from, to): they read as zeroes. */
+static int preallocate(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t from,
+		       uint64_t to)
+{
+	int ret = f2fs_check_space(sbi, to - from);
+
+	for (uint64_t b = from; b < to && !ret;) {
+		struct dnode_of_data dn;
+		uint32_t *addrs;
+
+		ret = f2fs_get_dnode_alloc(sbi, fi, b, &dn);
+		if (ret)
+			break;
+		addrs = (uint32_t *)dn.addrs;
+		for (; dn.ofs < dn.nr && b < to; dn.ofs++, b++) {
+			struct folio *cached;
+
+			if (addrs[dn.ofs] != NULL_ADDR)
+				continue;
+			/* dirty data waiting for writeback already claims this block */
+			cached = folio_lookup(sbi, MAP_DATA, fi->ino, b);
+			if (cached) {
+				bool dirty = cached->dirty;
+
+				folio_put(sbi, cached);
+				if (dirty)
+					continue;
+			}
+			addrs[dn.ofs] = NEW_ADDR;
+			pthread_mutex_lock(&sbi->sm.lock);
+			sbi->sm.valid_blocks++;
+			pthread_mutex_unlock(&sbi->sm.lock);
+			fi->blocks++;
+		}
+		folio_mark_dirty(sbi, dn.folio);
+		folio_put(sbi, dn.folio);
+	}
+	f2fs_mark_inode_dirty(sbi, fi);
+	return ret;
+}
+
+/* Free the whole blocks of [from, to) and forget their cached folios. */
+static int punch_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t from,
+			uint64_t to)
+{
+	int ret = 0;
+
+	/* settle dirty data first, so no folio straddles a hole in the cache */
+	ret = f2fs_writeback_inode(sbi, fi);
+	for (uint64_t b = from; b < to && !ret;) {
+		struct dnode_of_data dn;
+		uint32_t *addrs;
+
+		ret = f2fs_get_dnode(sbi, fi, b, &dn);
+		if (ret)
+			break;
+		if (!dn.folio) {
+			b += dn.hole_blocks;
+			continue;
+		}
+		addrs = (uint32_t *)dn.addrs;
+		for (; dn.ofs < dn.nr && b < to; dn.ofs++, b++) {
+			block_t a = addrs[dn.ofs];
+
+			if (a == NULL_ADDR)
+				continue;
+			if (a == NEW_ADDR) {
+				pthread_mutex_lock(&sbi->sm.lock);
+				sbi->sm.valid_blocks--;
+				pthread_mutex_unlock(&sbi->sm.lock);
+			} else {
+				f2fs_invalidate_block(sbi, a);
+			}
+			addrs[dn.ofs] = NULL_ADDR;
+			if (fi->blocks > 1)
+				fi->blocks--;
+		}
+		folio_mark_dirty(sbi, dn.folio);
+		folio_put(sbi, dn.folio);
+	}
+	f2fs_extent_invalidate(fi, from, to - from);
+	folio_drop_range(sbi, MAP_DATA, fi->ino, from, to);
+	f2fs_mark_inode_dirty(sbi, fi);
+	return ret;
+}
+
+static int do_fallocate(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, int mode,
+			uint64_t off, uint64_t len)
+{
+	uint64_t end = off + len;
+	uint64_t first_full = DIV_ROUND_UP(off, F2FS_BLKSIZE), last_full = end / F2FS_BLKSIZE;
+	bool keep = mode & FALLOC_FL_KEEP_SIZE;
+	int ret = 0;
+
+	if (f2fs_is_inline_data(fi) && (end > f2fs_max_inline_data(fi) || !keep))
+		ret = f2fs_convert_inline_inode(sbi, fi);
+	if (ret)
+		return ret;
+	if (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)) {
+		uint64_t zend = MIN(end, fi->size);
+
+		if (f2fs_is_inline_data(fi))
+			return zero_partial(sbi, fi, off, zend);
+		if (first_full >= last_full) {
+			ret = zero_partial(sbi, fi, off, MIN(zend, MAX(off, zend)));
+		} else {
+			ret = zero_partial(sbi, fi, off, MIN(zend, first_full * F2FS_BLKSIZE));
+			if (!ret && last_full * F2FS_BLKSIZE < zend)
+				ret = zero_partial(sbi, fi, last_full * F2FS_BLKSIZE, zend);
+			if (!ret)
+				ret = punch_blocks(sbi, fi, first_full, last_full);
+		}
+		if (ret || (mode & FALLOC_FL_PUNCH_HOLE))
+			return ret;
+	}
+	if (!f2fs_is_inline_data(fi))
+		ret = preallocate(sbi, fi, off / F2FS_BLKSIZE, DIV_ROUND_UP(end, F2FS_BLKSIZE));
+	if (!ret && !keep && end > fi->size)
+		fi->size = end;
+	return ret;
+}
+
+static int do_fallocate_op(struct uf2fs *fs, uint32_t ino, int mode, uint64_t off, uint64_t len)
+{
+	struct f2fs_sb_info *sbi = SBI(fs);
+	const int supported = FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE;
+	struct f2fs_inode_info *fi;
+	int ret;
+
+	if (mode & ~supported)
+		return -EOPNOTSUPP;
+	if ((mode & FALLOC_FL_PUNCH_HOLE) && !(mode & FALLOC_FL_KEEP_SIZE))
+		return -EOPNOTSUPP;
+	if (!len || off + len < off)
+		return -EINVAL;
+	ret = f2fs_begin_write(sbi);
+	if (ret)
+		return ret;
+	fi = get_inode(sbi, ino);
+	if (IS_ERR(fi)) {
+		ret = PTR_ERR(fi);
+		goto out;
+	}
+	if (!S_ISREG(fi->mode))
+		ret = S_ISDIR(fi->mode) ? -EISDIR : -ENODEV;
+	else if (f2fs_is_compressed(fi))
+		ret = -EOPNOTSUPP;
+	else if (fi->flags & (F2FS_IMMUTABLE_FL | F2FS_APPEND_FL))
+		ret = -EPERM;
+	else if (DIV_ROUND_UP(off + len, F2FS_BLKSIZE) > max_file_blocks(fi))
+		ret = -EFBIG;
+	if (!ret) {
+		pthread_rwlock_wrlock(&fi->i_rwsem);
+		ret = do_fallocate(sbi, fi, mode, off, len);
+		f2fs_inode_touch(fi, !(mode == 0 || mode == FALLOC_FL_KEEP_SIZE), true);
+		f2fs_mark_inode_dirty(sbi, fi);
+		pthread_rwlock_unlock(&fi->i_rwsem);
+	}
+	f2fs_iput(sbi, fi);
+out:
+	f2fs_end_write(sbi);
+	return ret;
+}
+
+/// Durability and balance ///
+
+int f2fs_checkpoint_now(struct f2fs_sb_info *sbi, bool umount)
+{
+	int ret;
+
+	if (sbi->opts.read_only)
+		return 0;
+	pthread_rwlock_wrlock(&sbi->cp_rwsem);
+	ret = f2fs_write_checkpoint(sbi, umount);
+	pthread_rwlock_unlock(&sbi->cp_rwsem);
+	return ret;
+}
+
+int uf2fs_sync(struct uf2fs *fs)
+{
+	return f2fs_checkpoint_now(SBI(fs), false);
+}
+
+/* Until roll-forward recovery lands, fsync makes the file durable by checkpoint. */
+int uf2fs_fsync(struct uf2fs *fs, uint32_t ino, bool datasync)
+{
+	struct f2fs_sb_info *sbi = SBI(fs);
+
+	if (sbi->opts.read_only)
+		return 0;
+	return f2fs_checkpoint_now(sbi, false);
+}
+
+static uint64_t dirty_limit(struct f2fs_sb_info *sbi)
+{
+	return folio_cache_limit(sbi) / 4;
+}
+
+/*
+ * Called after every modifying operation, without locks: past the dirty
+ * limit, everything goes to disk by checkpoint, which bounds both memory
+ * and the roll-back window.
+ */
+void f2fs_balance(struct f2fs_sb_info *sbi)
+{
+	if (sbi->opts.read_only || sbi->cp_stopped)
+		return;
+	if (folio_dirty_bytes(sbi) > dirty_limit(sbi) || sbi->nm.nr_dirty > 4096)
+		f2fs_checkpoint_now(sbi, false);
+}
+
+/*
+ * Free space for nblocks more: the user-visible budget, and free segments
+ * for the log (LFS never writes into a used segment). A checkpoint turns
+ * segments emptied since the last one into free ones.
+ */
+int f2fs_check_space(struct f2fs_sb_info *sbi, uint64_t nblocks)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	uint64_t reserve = (uint64_t)le32(sbi->ckpt->rsvd_segment_count) * sbi->blocks_per_seg;
+	uint64_t dirty = folio_dirty_bytes(sbi) / F2FS_BLKSIZE;
+	uint64_t valid, free_blocks;
+
+	pthread_mutex_lock(&sm->lock);
+	valid = sm->valid_blocks;
+	free_blocks = 0;
+	for (unsigned int s = 0; s < sbi->main_segs; s++)
+		if (!sm->sentries[s].valid_blocks && !(sm->prefree[s >> 3] & (1u << (s & 7))))
+			free_blocks += sbi->blocks_per_seg;
+	pthread_mutex_unlock(&sm->lock);
+	if (valid + dirty + nblocks > sm->user_blocks)
+		return -ENOSPC;
+	if (free_blocks >= dirty + nblocks + reserve)
+		return 0;
+	/* prefree segments become free at a checkpoint; GC would go here */
+	return f2fs_gc_for_space(sbi, dirty + nblocks + reserve);
+}
+
+/// Retrying when space needs a checkpoint ///
+
+ssize_t uf2fs_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t len, uint64_t off)
+{
+	ssize_t ret;
+
+	for (int tries = 0; (ret = do_write(fs, ino, buf, len, off)) == -EAGAIN && tries < 3; tries++)
+		f2fs_make_room(SBI(fs));
+	return ret == -EAGAIN ? -ENOSPC : ret;
+}
+
+int uf2fs_fallocate(struct uf2fs *fs, uint32_t ino, int mode, uint64_t off, uint64_t len)
+{
+	int ret;
+
+	for (int tries = 0; (ret = do_fallocate_op(fs, ino, mode, off, len)) == -EAGAIN &&
+	     tries < 3; tries++)
+		f2fs_make_room(SBI(fs));
+	return ret == -EAGAIN ? -ENOSPC : ret;
 }

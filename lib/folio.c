@@ -38,6 +38,10 @@ struct folio_cache {
 	struct folio lru;		/* list head; most recently used at lru.lru_next */
 	uint64_t limit;			/* bytes */
 	atomic_uint_fast64_t bytes;
+	/* dirty folios per kind, each holding a reference */
+	pthread_mutex_t dirty_lock;
+	struct folio *dirty[3];
+	atomic_uint_fast64_t dirty_bytes;
 	struct uf2fs_counters *ctr;
 };
 
@@ -92,6 +96,7 @@ int folio_cache_init(struct f2fs_sb_info *sbi, uint64_t cache_size)
 	c->limit = cache_size ? cache_size : default_cache_size();
 	c->ctr = sbi->ctr;
 	pthread_mutex_init(&c->lru_lock, NULL);
+	pthread_mutex_init(&c->dirty_lock, NULL);
 	c->lru.lru_next = c->lru.lru_prev = &c->lru;
 	for (int i = 0; i < NR_SHARDS; i++) {
 		struct cache_shard *s = &c->shards[i];
@@ -451,6 +456,11 @@ struct folio_state *folio_get_state(struct folio *f)
 		for (unsigned int i = 0; i < nr; i++)
 			f->state->bits[i / 64] |= 1ull << (i % 64);
 	}
+	/* a folio dirty without state was dirty as a whole */
+	if (f->state && f->dirty) {
+		for (unsigned int i = nr; i < 2 * nr; i++)
+			f->state->bits[i / 64] |= 1ull << (i % 64);
+	}
 	return f->state;
 }
 
@@ -462,4 +472,188 @@ uint64_t folio_cache_bytes(struct f2fs_sb_info *sbi)
 uint64_t folio_cache_limit(struct f2fs_sb_info *sbi)
 {
 	return sbi->cache->limit;
+}
+
+/// Dirty tracking ///
+
+void folio_mark_dirty(struct f2fs_sb_info *sbi, struct folio *f)
+{
+	struct folio_cache *c = sbi->cache;
+
+	pthread_mutex_lock(&c->dirty_lock);
+	if (!f->dirty) {
+		f->dirty = true;
+		atomic_fetch_add(&f->refcnt, 1);	/* the dirty list's reference */
+		f->dprev = NULL;
+		f->dnext = c->dirty[f->kind];
+		if (f->dnext)
+			f->dnext->dprev = f;
+		c->dirty[f->kind] = f;
+		atomic_fetch_add(&c->dirty_bytes, (uint64_t)F2FS_BLKSIZE << f->order);
+	}
+	pthread_mutex_unlock(&c->dirty_lock);
+}
+
+static void dirty_unlink(struct folio_cache *c, struct folio *f)
+{
+	if (f->dprev)
+		f->dprev->dnext = f->dnext;
+	else
+		c->dirty[f->kind] = f->dnext;
+	if (f->dnext)
+		f->dnext->dprev = f->dprev;
+	f->dnext = f->dprev = NULL;
+	f->dirty = false;
+	atomic_fetch_sub(&c->dirty_bytes, (uint64_t)F2FS_BLKSIZE << f->order);
+}
+
+void folio_clear_dirty(struct f2fs_sb_info *sbi, struct folio *f)
+{
+	struct folio_cache *c = sbi->cache;
+	bool was;
+
+	pthread_mutex_lock(&c->dirty_lock);
+	was = f->dirty;
+	if (was)
+		dirty_unlink(c, f);
+	pthread_mutex_unlock(&c->dirty_lock);
+	if (f->state) {
+		unsigned int nr = folio_nr_blocks(f);
+
+		for (unsigned int i = nr; i < 2 * nr; i++)
+			f->state->bits[i / 64] &= ~(1ull << (i % 64));
+	}
+	if (was)
+		folio_put(sbi, f);
+}
+
+int folio_collect_dirty(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key,
+			struct folio ***out, size_t *n)
+{
+	struct folio_cache *c = sbi->cache;
+	uint64_t owner = owner_id(kind, key);
+	size_t cnt = 0, cap = 64;
+	struct folio **v = malloc(cap * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	pthread_mutex_lock(&c->dirty_lock);
+	for (struct folio *f = c->dirty[kind]; f; f = f->dnext) {
+		if (key && f->key != owner)
+			continue;
+		if (cnt == cap) {
+			struct folio **nv = realloc(v, 2 * cap * sizeof(*v));
+
+			if (!nv) {
+				pthread_mutex_unlock(&c->dirty_lock);
+				for (size_t i = 0; i < cnt; i++)
+					folio_put(sbi, v[i]);
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap *= 2;
+		}
+		atomic_fetch_add(&f->refcnt, 1);
+		v[cnt++] = f;
+	}
+	pthread_mutex_unlock(&c->dirty_lock);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+uint64_t folio_owner_key(const struct folio *f)
+{
+	return f->key >> 2;
+}
+
+/*
+ * Truncation: folios of the owner at or after block "from" leave the cache,
+ * dirty or not (their data is gone); a folio straddling "from" stays and the
+ * caller zeroes its tail. Callers hold the inode lock, so no reader races.
+ */
+static void drop_matching(struct f2fs_sb_info *sbi, uint64_t owner, uint64_t from, uint64_t to,
+			  bool keep_straddler)
+{
+	struct folio_cache *c = sbi->cache;
+
+	for (int i = 0; i < NR_SHARDS; i++) {
+		struct cache_shard *s = &c->shards[i];
+		struct folio *doomed = NULL;
+
+		pthread_mutex_lock(&s->lock);
+		for (unsigned int b = 0; b < s->nbuckets; b++) {
+			for (struct folio_slot *slot = s->buckets[b]; slot; slot = slot->hnext) {
+				struct folio *f = slot->folio;
+				uint64_t fend = f->index + folio_nr_blocks(f);
+
+				if (f->key != owner || slot != folio_slots(f) || f->index >= to ||
+				    fend <= from || (keep_straddler && f->index < from))
+					continue;
+				f->hnext = doomed;
+				doomed = f;
+			}
+		}
+		for (struct folio *f = doomed; f; f = f->hnext)
+			shard_remove(s, f);
+		pthread_mutex_unlock(&s->lock);
+		while (doomed) {
+			struct folio *next = doomed->hnext;
+			bool unused;
+
+			pthread_mutex_lock(&c->lru_lock);
+			unused = atomic_load(&doomed->refcnt) == 0;
+			if (unused)
+				lru_del(doomed);
+			pthread_mutex_unlock(&c->lru_lock);
+			/* an in-use folio is freed by its last folio_put, now unhashed */
+			if (unused)
+				folio_free(c, doomed);
+			doomed = next;
+		}
+	}
+}
+
+static void undirty_range(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key,
+			  uint64_t from, uint64_t to, bool keep_straddler)
+{
+	struct folio **v;
+	size_t n;
+
+	if (folio_collect_dirty(sbi, kind, key, &v, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct folio *f = v[i];
+		uint64_t fend = f->index + folio_nr_blocks(f);
+
+		if (f->index < to && fend > from && !(keep_straddler && f->index < from))
+			folio_clear_dirty(sbi, f);
+		folio_put(sbi, f);
+	}
+	free(v);
+}
+
+/*
+ * Truncation: folios of the owner at or after block "from" leave the cache,
+ * dirty or not (their data is gone); a folio straddling "from" stays and the
+ * caller zeroes its tail. Callers hold the inode lock, so no reader races.
+ */
+void folio_truncate_owner(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key,
+			  uint64_t from)
+{
+	undirty_range(sbi, kind, key, from, UINT64_MAX, true);
+	drop_matching(sbi, owner_id(kind, key), from, UINT64_MAX, true);
+}
+
+void folio_drop_range(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key, uint64_t from,
+		      uint64_t to)
+{
+	undirty_range(sbi, kind, key, from, to, false);
+	drop_matching(sbi, owner_id(kind, key), from, to, false);
+}
+
+uint64_t folio_dirty_bytes(struct f2fs_sb_info *sbi)
+{
+	return atomic_load(&sbi->cache->dirty_bytes);
 }

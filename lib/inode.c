@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 
 #include "f2fs.h"
 
@@ -17,6 +18,7 @@
 
 struct inode_cache {
 	pthread_mutex_t lock;
+	struct f2fs_inode_info *dirty;	/* pinned until the next checkpoint */
 	struct f2fs_inode_info *buckets[ICACHE_BUCKETS];
 	struct f2fs_inode_info lru;	/* unreferenced inodes, newest first */
 	unsigned int nr_unused;
@@ -219,6 +221,7 @@ static struct f2fs_inode_info *load_inode(struct f2fs_sb_info *sbi, nid_t ino)
 	}
 	fi->ino = ino;
 	pthread_mutex_init(&fi->i_lock, NULL);
+	pthread_rwlock_init(&fi->i_rwsem, NULL);
 	fill_inode_info(sbi, fi, &folio_node(f)->i);
 	folio_put(sbi, f);
 	check_largest_extent(sbi, fi);
@@ -229,6 +232,7 @@ static void free_inode(struct f2fs_inode_info *fi)
 {
 	f2fs_extent_tree_destroy(fi);
 	pthread_mutex_destroy(&fi->i_lock);
+	pthread_rwlock_destroy(&fi->i_rwsem);
 	free(fi);
 }
 
@@ -304,6 +308,10 @@ struct f2fs_inode_info *f2fs_iget(struct f2fs_sb_info *sbi, nid_t ino)
 
 	pthread_mutex_lock(&ic->lock);
 	fi = icache_find(ic, ino);
+	if (fi && fi->freed) {
+		pthread_mutex_unlock(&ic->lock);
+		return ERR_PTR(-ENOENT);
+	}
 	if (fi) {
 		if (!atomic_load(&fi->refcnt) && fi->lru_next)
 			ic->nr_unused--;
@@ -339,7 +347,13 @@ void f2fs_iput(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 	struct f2fs_inode_info *victim = NULL;
 
 	pthread_mutex_lock(&ic->lock);
-	if (atomic_fetch_sub(&fi->refcnt, 1) == 1) {
+	if (atomic_fetch_sub(&fi->refcnt, 1) == 1 && fi->freed) {
+		ihash_del(ic, fi);
+		pthread_mutex_unlock(&ic->lock);
+		free_inode(fi);
+		return;
+	}
+	if (atomic_load(&fi->refcnt) == 0) {
 		fi->lru_next = ic->lru.lru_next;
 		fi->lru_prev = &ic->lru;
 		ic->lru.lru_next->lru_prev = fi;
@@ -359,4 +373,257 @@ void f2fs_iput(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 /* Inodes are re-readable from disk at any time, so forget needs no bookkeeping. */
 void f2fs_icache_forget(struct f2fs_sb_info *sbi, nid_t ino, uint64_t n)
 {
+}
+
+/// Write side: dirty inodes, new inodes, eviction, orphans ///
+
+void f2fs_inode_touch(struct f2fs_inode_info *fi, bool mtime, bool ctime)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (mtime)
+		fi->mtime = now;
+	if (ctime)
+		fi->ctime = now;
+}
+
+/* A dirty inode is pinned in the cache (one reference) until written. */
+void f2fs_mark_inode_dirty(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	struct inode_cache *ic = sbi->icache;
+
+	pthread_mutex_lock(&ic->lock);
+	if (!fi->dirty && !fi->freed) {
+		fi->dirty = true;
+		icache_grab(fi);
+		fi->dirty_next = ic->dirty;
+		ic->dirty = fi;
+	}
+	pthread_mutex_unlock(&ic->lock);
+}
+
+static void raw_from_inode_info(struct f2fs_inode *ri, const struct f2fs_inode_info *fi)
+{
+	ri->i_mode = fi->mode;
+	ri->i_advise = fi->i_advise;
+	ri->i_inline = fi->i_inline;
+	ri->i_uid = fi->uid;
+	ri->i_gid = fi->gid;
+	ri->i_links = fi->nlink;
+	ri->i_size = fi->size;
+	ri->i_blocks = fi->blocks;
+	ri->i_atime = fi->atime.tv_sec;
+	ri->i_atime_nsec = fi->atime.tv_nsec;
+	ri->i_mtime = fi->mtime.tv_sec;
+	ri->i_mtime_nsec = fi->mtime.tv_nsec;
+	ri->i_ctime = fi->ctime.tv_sec;
+	ri->i_ctime_nsec = fi->ctime.tv_nsec;
+	ri->i_generation = fi->generation;
+	if (S_ISDIR(fi->mode))
+		ri->i_current_depth = fi->current_depth;
+	ri->i_xattr_nid = fi->xattr_nid;
+	ri->i_flags = fi->flags;
+	ri->i_dir_level = fi->i_dir_level;
+	ri->i_ext.fofs = fi->largest.len ? fi->largest.fofs : 0;
+	ri->i_ext.blk_addr = fi->largest.len ? fi->largest.blk : 0;
+	ri->i_ext.len = fi->largest.len;
+	for (int i = 0; i < DEF_NIDS_PER_INODE; i++)
+		ri->i_nid[i] = fi->i_nid[i];
+}
+
+int f2fs_update_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	struct folio *f = f2fs_get_inode_folio(sbi, fi->ino);
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	raw_from_inode_info(&folio_node(f)->i, fi);
+	folio_mark_dirty(sbi, f);
+	folio_put(sbi, f);
+	return 0;
+}
+
+int f2fs_sync_dirty_inodes(struct f2fs_sb_info *sbi)
+{
+	struct inode_cache *ic = sbi->icache;
+	struct f2fs_inode_info *list;
+	int ret = 0;
+
+	pthread_mutex_lock(&ic->lock);
+	list = ic->dirty;
+	ic->dirty = NULL;
+	pthread_mutex_unlock(&ic->lock);
+	while (list) {
+		struct f2fs_inode_info *fi = list;
+
+		list = fi->dirty_next;
+		fi->dirty = false;
+		if (!ret && !fi->freed)
+			ret = f2fs_update_inode(sbi, fi);
+		f2fs_iput(sbi, fi);
+	}
+	return ret;
+}
+
+static uint32_t inherited_flags(const struct f2fs_inode_info *dir, uint32_t mode)
+{
+	uint32_t fl = dir->flags & (F2FS_SYNC_FL | F2FS_NODUMP_FL | F2FS_NOATIME_FL |
+				    F2FS_DIRSYNC_FL | F2FS_PROJINHERIT_FL);
+
+	if (!S_ISDIR(mode))
+		fl &= ~F2FS_DIRSYNC_FL;
+	return fl;
+}
+
+static void init_raw_inode(struct f2fs_sb_info *sbi, struct f2fs_inode *ri,
+			   struct f2fs_inode_info *dir, uint32_t mode, const char *name, size_t len)
+{
+	ri->i_mode = mode;
+	ri->i_links = S_ISDIR(mode) ? 2 : 1;
+	ri->i_blocks = 1;	/* the inode block itself */
+	ri->i_pino = dir ? dir->ino : sbi->root_ino;
+	ri->i_namelen = MIN(len, (size_t)F2FS_NAME_LEN);
+	memcpy(ri->i_name, name, ri->i_namelen);
+	ri->i_inline = F2FS_INLINE_XATTR;
+	/* defaults of the kernel's mount options: inline_data, inline_dentry */
+	if (S_ISREG(mode) || S_ISLNK(mode))
+		ri->i_inline |= F2FS_INLINE_DATA;
+	else if (S_ISDIR(mode))
+		ri->i_inline |= F2FS_INLINE_DENTRY;
+	if (S_ISDIR(mode))
+		ri->i_current_depth = 1;
+	if (f2fs_has_feature(sbi, F2FS_FEATURE_EXTRA_ATTR)) {
+		ri->i_inline |= F2FS_EXTRA_ATTR;
+		ri->i_extra_isize = F2FS_TOTAL_EXTRA_ATTR_SIZE;
+		if (f2fs_has_feature(sbi, F2FS_FEATURE_FLEXIBLE_INLINE_XATTR))
+			ri->i_inline_xattr_size = DEFAULT_INLINE_XATTR_ADDRS;
+	}
+}
+
+struct f2fs_inode_info *f2fs_new_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+				       uint32_t mode, uint32_t uid, uint32_t gid,
+				       const char *name, size_t len)
+{
+	struct inode_cache *ic = sbi->icache;
+	struct f2fs_inode_info *fi;
+	struct timespec now;
+	struct f2fs_inode *ri;
+	struct folio *f;
+	nid_t ino;
+	int ret;
+
+	ret = f2fs_alloc_nid(sbi, 0, &ino);
+	if (ret)
+		return ERR_PTR(ret);
+	f = f2fs_new_node_folio(sbi, ino, ino, 0, S_ISDIR(mode));
+	if (IS_ERR(f)) {
+		f2fs_alloc_nid_failed(sbi, ino);
+		return (void *)f;
+	}
+	ri = &folio_node(f)->i;
+	init_raw_inode(sbi, ri, dir, mode, name, len);
+	clock_gettime(CLOCK_REALTIME, &now);
+	ri->i_uid = uid;
+	ri->i_gid = gid;
+	ri->i_atime = ri->i_mtime = ri->i_ctime = now.tv_sec;
+	ri->i_atime_nsec = ri->i_mtime_nsec = ri->i_ctime_nsec = now.tv_nsec;
+	/* the extra attributes overlay i_addr: only an extra_attr inode has them */
+	if ((ri->i_inline & F2FS_EXTRA_ATTR) &&
+	    f2fs_has_feature(sbi, F2FS_FEATURE_INODE_CRTIME)) {
+		ri->i_crtime = now.tv_sec;
+		ri->i_crtime_nsec = now.tv_nsec;
+	}
+	ri->i_generation = (uint32_t)random();
+	ri->i_flags = dir ? inherited_flags(dir, mode) : 0;
+	fi = calloc(1, sizeof(*fi));
+	if (!fi) {
+		folio_clear_dirty(sbi, f);
+		folio_put(sbi, f);
+		f2fs_alloc_nid_failed(sbi, ino);
+		return ERR_PTR(-ENOMEM);
+	}
+	fi->ino = ino;
+	pthread_mutex_init(&fi->i_lock, NULL);
+	pthread_rwlock_init(&fi->i_rwsem, NULL);
+	fill_inode_info(sbi, fi, ri);
+	folio_put(sbi, f);
+	pthread_mutex_lock(&ic->lock);
+	atomic_store(&fi->refcnt, 1);
+	fi->hnext = ic->buckets[ino % ICACHE_BUCKETS];
+	ic->buckets[ino % ICACHE_BUCKETS] = fi;
+	pthread_mutex_unlock(&ic->lock);
+	return fi;
+}
+
+int f2fs_evict_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	int ret;
+
+	ret = f2fs_truncate_blocks(sbi, fi, 0);
+	if (!ret && fi->xattr_nid) {
+		ret = f2fs_truncate_node(sbi, fi->xattr_nid);
+		fi->xattr_nid = 0;
+	}
+	if (!ret)
+		ret = f2fs_truncate_node(sbi, fi->ino);
+	if (ret)
+		return ret;
+	fi->freed = true;
+	folio_truncate_owner(sbi, MAP_DATA, fi->ino, 0);
+	f2fs_extent_tree_destroy(fi);
+	return 0;
+}
+
+/// Orphans ///
+
+int f2fs_add_orphan(struct f2fs_sb_info *sbi, nid_t ino)
+{
+	if (sbi->nr_orphans == sbi->orphan_cap) {
+		unsigned int cap = sbi->orphan_cap ? sbi->orphan_cap * 2 : 16;
+		nid_t *v = realloc(sbi->orphans, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		sbi->orphans = v;
+		sbi->orphan_cap = cap;
+	}
+	sbi->orphans[sbi->nr_orphans++] = ino;
+	return 0;
+}
+
+void f2fs_remove_orphan(struct f2fs_sb_info *sbi, nid_t ino)
+{
+	for (unsigned int i = 0; i < sbi->nr_orphans; i++) {
+		if (sbi->orphans[i] == ino) {
+			sbi->orphans[i] = sbi->orphans[--sbi->nr_orphans];
+			return;
+		}
+	}
+}
+
+/* At a read-write mount: inodes unlinked while open when we last stopped. */
+int f2fs_cleanup_orphans(struct f2fs_sb_info *sbi)
+{
+	while (sbi->nr_orphans) {
+		nid_t ino = sbi->orphans[sbi->nr_orphans - 1];
+		struct f2fs_inode_info *fi = f2fs_iget(sbi, ino);
+		int ret;
+
+		sbi->nr_orphans--;
+		if (IS_ERR(fi)) {
+			f2fs_msg(sbi, "orphan inode %u is unreadable; skipped", ino);
+			continue;
+		}
+		ret = fi->nlink ? 0 : f2fs_evict_inode(sbi, fi);
+		f2fs_iput(sbi, fi);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+bool f2fs_has_dirty_inodes(struct f2fs_sb_info *sbi)
+{
+	return sbi->icache->dirty != NULL;
 }

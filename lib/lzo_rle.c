@@ -5,7 +5,11 @@
  * liblzo2 does not know. f2fs clusters compressed with lzo-rle need it.
  *
  * Written from the format description in the kernel's
- * Documentation/staging/lzo.rst, cross-checked against liblzo2's output.
+ * Documentation/staging/lzo.rst; tested against liblzo2 on plain streams
+ * and against clusters Linux compressed with lzo-rle. Where liblzo2 and
+ * Linux differ, this follows Linux: the end marker must be the exact
+ * three-byte form and no input may follow it.
+ *
  * The stream is a sequence of instructions; each is decoded into a small
  * struct (literal run, back-reference, zero run or end marker) and then
  * executed, so every input read and output write is checked in exactly one

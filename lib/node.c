@@ -15,7 +15,6 @@
 int f2fs_build_node_manager(struct f2fs_sb_info *sbi)
 {
 	struct f2fs_nm_info *nm = &sbi->nm;
-	struct f2fs_journal *j = &sbi->sm.sum_blk[CURSEG_HOT_DATA]->journal;
 
 	pthread_mutex_init(&nm->lock, NULL);
 	nm->nat_blkaddr = le32(sbi->raw_super.nat_blkaddr);
@@ -23,14 +22,70 @@ int f2fs_build_node_manager(struct f2fs_sb_info *sbi)
 	nm->max_nid = NAT_ENTRY_PER_BLOCK * nm->nat_blocks;
 	nm->nat_bitmap_size = le32(sbi->ckpt->nat_ver_bitmap_bytesize);
 	nm->nat_bitmap = f2fs_cp_nat_bitmap(sbi);
-	nm->journal_count = le16(j->n_nats);
-	nm->journal = j->nat_j.entries;
+	nm->journal = &sbi->sm.sum_blk[CURSEG_HOT_DATA]->journal;
+	nm->nat_hash_size = 4096;
+	nm->nat_hash = calloc(nm->nat_hash_size, sizeof(*nm->nat_hash));
+	if (!nm->nat_hash)
+		return -ENOMEM;
+	nm->valid_nodes = le32(sbi->ckpt->valid_node_count);
+	nm->valid_inodes = le32(sbi->ckpt->valid_inode_count);
+	nm->scan_nid = le32(sbi->ckpt->next_free_nid);
+	if (nm->scan_nid < F2FS_RESERVED_NODE_NUM || nm->scan_nid >= nm->max_nid)
+		nm->scan_nid = F2FS_RESERVED_NODE_NUM;
 	return 0;
 }
 
 void f2fs_destroy_node_manager(struct f2fs_sb_info *sbi)
 {
-	sbi->nm.journal = NULL;
+	struct f2fs_nm_info *nm = &sbi->nm;
+
+	for (unsigned int b = 0; nm->nat_hash && b < nm->nat_hash_size; b++) {
+		struct nat_entry *e = nm->nat_hash[b];
+
+		while (e) {
+			struct nat_entry *next = e->hnext;
+
+			free(e);
+			e = next;
+		}
+	}
+	free(nm->nat_hash);
+	free(nm->free_nids);
+	free(nm->freed_nids);
+	nm->nat_hash = NULL;
+	nm->free_nids = nm->freed_nids = NULL;
+	nm->journal = NULL;
+}
+
+static struct nat_entry *nat_cache_find(struct f2fs_nm_info *nm, nid_t nid)
+{
+	for (struct nat_entry *e = nm->nat_hash[nid % nm->nat_hash_size]; e; e = e->hnext)
+		if (e->nid == nid)
+			return e;
+	return NULL;
+}
+
+static struct nat_entry *nat_cache_grab(struct f2fs_nm_info *nm, nid_t nid)
+{
+	struct nat_entry *e = nat_cache_find(nm, nid);
+
+	if (e)
+		return e;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->nid = nid;
+	e->hnext = nm->nat_hash[nid % nm->nat_hash_size];
+	nm->nat_hash[nid % nm->nat_hash_size] = e;
+	return e;
+}
+
+static int nat_journal_find(struct f2fs_journal *j, nid_t nid)
+{
+	for (int i = 0; i < le16(j->n_nats); i++)
+		if (le32(j->nat_j.entries[i].nid) == nid)
+			return i;
+	return -1;
 }
 
 static block_t nat_block_addr(struct f2fs_nm_info *nm, nid_t nid, unsigned int log_bps)
@@ -71,33 +126,52 @@ static struct folio *get_meta_folio(struct f2fs_sb_info *sbi, block_t addr, cons
 	return f;
 }
 
+/* What disk says, journal first: the state as of the last checkpoint. */
+static int read_nat_entry(struct f2fs_sb_info *sbi, nid_t nid, struct f2fs_nat_entry *out)
+{
+	struct f2fs_nm_info *nm = &sbi->nm;
+	struct folio *f;
+	int i;
+
+	pthread_mutex_lock(&nm->lock);
+	i = nat_journal_find(nm->journal, nid);
+	if (i >= 0)
+		*out = nm->journal->nat_j.entries[i].ne;
+	pthread_mutex_unlock(&nm->lock);
+	if (i >= 0)
+		return 0;
+	f = get_meta_folio(sbi, nat_block_addr(nm, nid, sbi->log_blocks_per_seg), "NAT block");
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	*out = ((struct f2fs_nat_block *)f->data)->entries[nid % NAT_ENTRY_PER_BLOCK];
+	folio_put(sbi, f);
+	return 0;
+}
+
 int f2fs_get_node_info(struct f2fs_sb_info *sbi, nid_t nid, struct node_info *ni)
 {
 	struct f2fs_nm_info *nm = &sbi->nm;
-	const struct f2fs_nat_entry *ne = NULL;
-	struct f2fs_nat_entry e;
-	struct folio *f;
+	struct f2fs_nat_entry e = { 0 };
+	struct nat_entry *ce;
+	int ret;
 
 	if (nid < F2FS_RESERVED_NODE_NUM || nid >= nm->max_nid)
 		return f2fs_error(sbi, EFSCORRUPTED, "node id %u is out of range (max %u)", nid,
 				  nm->max_nid);
-	for (unsigned int i = 0; i < nm->journal_count; i++) {
-		if (le32(nm->journal[i].nid) == nid) {
-			ne = &nm->journal[i].ne;
-			break;
-		}
+	pthread_mutex_lock(&nm->lock);
+	ce = nat_cache_find(nm, nid);
+	if (ce) {
+		ni->nid = nid;
+		ni->ino = ce->ino;
+		ni->blk_addr = ce->blk;
+		ni->version = ce->version;
 	}
-	if (ne) {
-		e = *ne;
-	} else {
-		block_t addr = nat_block_addr(nm, nid, sbi->log_blocks_per_seg);
-
-		f = get_meta_folio(sbi, addr, "NAT block");
-		if (IS_ERR(f))
-			return PTR_ERR(f);
-		e = ((struct f2fs_nat_block *)f->data)->entries[nid % NAT_ENTRY_PER_BLOCK];
-		folio_put(sbi, f);
-	}
+	pthread_mutex_unlock(&nm->lock);
+	if (ce)
+		return 0;
+	ret = read_nat_entry(sbi, nid, &e);
+	if (ret)
+		return ret;
 	ni->nid = nid;
 	ni->ino = le32(e.ino);
 	ni->blk_addr = le32(e.block_addr);
@@ -219,4 +293,440 @@ void f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned
 		}
 		i = j;
 	}
+}
+
+/// Free nids ///
+
+static int push_nid(nid_t **v, unsigned int *n, unsigned int *cap, nid_t nid)
+{
+	if (*n == *cap) {
+		unsigned int nc = *cap ? *cap * 2 : 256;
+		nid_t *nv = realloc(*v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = nid;
+	return 0;
+}
+
+/*
+ * Refill the free-nid list from the NAT, a block at a time from where the
+ * last scan stopped. A nid is free when its newest entry (cache, journal,
+ * block, in that order) has no block and nobody holds it in memory.
+ */
+static int scan_free_nids(struct f2fs_sb_info *sbi)
+{
+	struct f2fs_nm_info *nm = &sbi->nm;
+	unsigned int nblocks = DIV_ROUND_UP(nm->max_nid, NAT_ENTRY_PER_BLOCK);
+	unsigned int scanned = 0;
+
+	while (nm->nr_free < 64 && scanned++ < nblocks) {
+		nid_t start = nm->scan_nid - nm->scan_nid % NAT_ENTRY_PER_BLOCK;
+		block_t addr = nat_block_addr(nm, start, sbi->log_blocks_per_seg);
+		struct folio *f;
+
+		pthread_mutex_unlock(&nm->lock);
+		f = get_meta_folio(sbi, addr, "NAT block");
+		pthread_mutex_lock(&nm->lock);
+		if (IS_ERR(f))
+			return PTR_ERR(f);
+		const struct f2fs_nat_block *blk = (const void *)f->data;
+
+		for (unsigned int i = 0; i < NAT_ENTRY_PER_BLOCK; i++) {
+			nid_t nid = start + i;
+			int j;
+
+			if (nid < F2FS_RESERVED_NODE_NUM || nid >= nm->max_nid ||
+			    le32(blk->entries[i].block_addr) != NULL_ADDR ||
+			    nat_cache_find(nm, nid))
+				continue;
+			j = nat_journal_find(nm->journal, nid);
+			if (j >= 0 && le32(nm->journal->nat_j.entries[j].ne.block_addr) != NULL_ADDR)
+				continue;
+			if (push_nid(&nm->free_nids, &nm->nr_free, &nm->free_cap, nid))
+				break;
+		}
+		folio_put(sbi, f);
+		nm->scan_nid = start + NAT_ENTRY_PER_BLOCK;
+		if (nm->scan_nid >= nm->max_nid)
+			nm->scan_nid = 0;
+	}
+	return 0;
+}
+
+int f2fs_alloc_nid(struct f2fs_sb_info *sbi, nid_t ino, nid_t *out)
+{
+	struct f2fs_nm_info *nm = &sbi->nm;
+	struct nat_entry *e;
+	int ret = 0;
+
+	pthread_mutex_lock(&nm->lock);
+	for (;;) {
+		if (!nm->nr_free) {
+			ret = scan_free_nids(sbi);
+			if (ret)
+				break;
+			if (!nm->nr_free) {
+				ret = -ENOSPC;
+				break;
+			}
+		}
+		/* lowest first, as the kernel hands them out */
+		nid_t nid = nm->free_nids[0];
+
+		memmove(nm->free_nids, nm->free_nids + 1, --nm->nr_free * sizeof(nid_t));
+
+		if (nat_cache_find(nm, nid))
+			continue;	/* taken since the scan */
+		e = nat_cache_grab(nm, nid);
+		if (!e) {
+			ret = -ENOMEM;
+			break;
+		}
+		e->ino = ino ? ino : nid;
+		e->blk = NEW_ADDR;
+		*out = nid;
+		break;
+	}
+	pthread_mutex_unlock(&nm->lock);
+	return ret;
+}
+
+static void nat_cache_remove(struct f2fs_nm_info *nm, nid_t nid)
+{
+	struct nat_entry **pp = &nm->nat_hash[nid % nm->nat_hash_size];
+
+	while (*pp && (*pp)->nid != nid)
+		pp = &(*pp)->hnext;
+	if (*pp && !(*pp)->dirty) {
+		struct nat_entry *e = *pp;
+
+		*pp = e->hnext;
+		free(e);
+	}
+}
+
+void f2fs_alloc_nid_failed(struct f2fs_sb_info *sbi, nid_t nid)
+{
+	struct f2fs_nm_info *nm = &sbi->nm;
+
+	pthread_mutex_lock(&nm->lock);
+	nat_cache_remove(nm, nid);
+	push_nid(&nm->free_nids, &nm->nr_free, &nm->free_cap, nid);
+	pthread_mutex_unlock(&nm->lock);
+}
+
+static void nat_set_dirty(struct f2fs_nm_info *nm, struct nat_entry *e)
+{
+	if (e->dirty)
+		return;
+	e->dirty = true;
+	e->dnext = nm->dirty;
+	nm->dirty = e;
+	nm->nr_dirty++;
+}
+
+/// Node blocks: create, drop, write ///
+
+/* As the kernel's IS_DNODE: which node offsets hold data addresses. */
+bool f2fs_is_dnode_ofs(unsigned int ofs)
+{
+	if (ofs == XATTR_NODE_OFFSET)
+		return true;
+	if (ofs == 3 || ofs == 4 + NIDS_PER_BLOCK || ofs == 5 + 2 * NIDS_PER_BLOCK)
+		return false;
+	if (ofs >= 6 + 2 * NIDS_PER_BLOCK) {
+		ofs -= 6 + 2 * NIDS_PER_BLOCK;
+		if (!(ofs % (NIDS_PER_BLOCK + 1)))
+			return false;
+	}
+	return true;
+}
+
+struct folio *f2fs_new_node_folio(struct f2fs_sb_info *sbi, nid_t nid, nid_t ino,
+				  unsigned int ofs, bool is_dir)
+{
+	bool created;
+	struct folio *f = folio_grab(sbi, MAP_NODE, 0, nid, 0, &created);
+	struct f2fs_node *n;
+
+	if (IS_ERR(f))
+		return f;
+	if (!created) {
+		/* a stale cached copy of a freed nid: it is ours now */
+		folio_wait_uptodate(f);
+	}
+	n = folio_node(f);
+	memset(n, 0, F2FS_BLKSIZE);
+	n->footer.nid = nid;
+	n->footer.ino = ino;
+	/* non-directory nodes are "cold": their dnodes go to the warm node log */
+	n->footer.flag = (ofs << OFFSET_BIT_SHIFT) | (is_dir ? 0 : 1u << COLD_BIT_SHIFT);
+	if (created)
+		folio_end_fill(sbi, f, true);
+	folio_mark_dirty(sbi, f);
+	return f;
+}
+
+int f2fs_truncate_node(struct f2fs_sb_info *sbi, nid_t nid)
+{
+	struct f2fs_nm_info *nm = &sbi->nm;
+	struct node_info ni;
+	struct nat_entry *e;
+	struct folio *f;
+	int ret;
+
+	ret = f2fs_get_node_info(sbi, nid, &ni);
+	if (ret)
+		return ret;
+	f = folio_lookup(sbi, MAP_NODE, 0, nid);
+	if (f) {
+		folio_clear_dirty(sbi, f);
+		folio_put(sbi, f);
+	}
+	pthread_mutex_lock(&nm->lock);
+	e = nat_cache_grab(nm, nid);
+	if (!e) {
+		pthread_mutex_unlock(&nm->lock);
+		return -ENOMEM;
+	}
+	if (f2fs_valid_main_blkaddr(sbi, ni.blk_addr)) {
+		nm->valid_nodes--;
+		if (ni.ino == nid)
+			nm->valid_inodes--;
+	}
+	if (ni.blk_addr == NEW_ADDR) {
+		/* never written: nothing on disk refers to it */
+		nat_cache_remove(nm, nid);
+		push_nid(&nm->free_nids, &nm->nr_free, &nm->free_cap, nid);
+		pthread_mutex_unlock(&nm->lock);
+		return 0;
+	}
+	e->ino = 0;
+	e->blk = NULL_ADDR;
+	e->version = ni.version + 1;
+	nat_set_dirty(nm, e);
+	push_nid(&nm->freed_nids, &nm->nr_freed, &nm->freed_cap, nid);
+	pthread_mutex_unlock(&nm->lock);
+	if (f2fs_valid_main_blkaddr(sbi, ni.blk_addr))
+		f2fs_invalidate_block(sbi, ni.blk_addr);
+	return 0;
+}
+
+static int node_seg_type(const struct f2fs_node *n)
+{
+	if (!f2fs_is_dnode_ofs(ofs_of_node(n)))
+		return CURSEG_COLD_NODE;
+	return (n->footer.flag & (1u << COLD_BIT_SHIFT)) ? CURSEG_WARM_NODE : CURSEG_HOT_NODE;
+}
+
+/*
+ * Out-of-place node write: a new block from the node log of its
+ * temperature, the footer stamped with the checkpoint version (what
+ * roll-forward recovery matches), the NAT pointed at it, the old block
+ * invalidated.
+ */
+int f2fs_write_node_folio(struct f2fs_sb_info *sbi, struct folio *f)
+{
+	struct f2fs_nm_info *nm = &sbi->nm;
+	struct f2fs_node *n = folio_node(f);
+	nid_t nid = f->index;
+	struct f2fs_summary sum = { .nid = nid };
+	struct node_info ni;
+	struct nat_entry *e;
+	block_t blk;
+	int ret;
+
+	ret = f2fs_get_node_info(sbi, nid, &ni);
+	if (ret)
+		return ret;
+	ret = f2fs_allocate_block(sbi, node_seg_type(n), &sum, &blk);
+	if (ret)
+		return ret;
+	n->footer.cp_ver = f2fs_node_cp_ver(sbi);
+	n->footer.next_blkaddr = blk + 1;
+	if (ofs_of_node(n) == 0 && le32(n->footer.ino) == nid &&
+	    f2fs_has_feature(sbi, F2FS_FEATURE_INODE_CHKSUM) && (n->i.i_inline & F2FS_EXTRA_ATTR))
+		n->i.i_inode_checksum = f2fs_inode_chksum(sbi->chksum_seed, n);
+	struct iovec v = { n, F2FS_BLKSIZE };
+
+	ret = f2fs_dev_writev_blocks(&sbi->dev, &v, 1, blk);
+	if (ret) {
+		f2fs_invalidate_block(sbi, blk);
+		return f2fs_error(sbi, EIO, "node %u: write to block %u failed", nid, blk);
+	}
+	pthread_mutex_lock(&nm->lock);
+	e = nat_cache_grab(nm, nid);
+	if (!e) {
+		pthread_mutex_unlock(&nm->lock);
+		return -ENOMEM;
+	}
+	if (!f2fs_valid_main_blkaddr(sbi, ni.blk_addr)) {
+		nm->valid_nodes++;
+		if (le32(n->footer.ino) == nid)
+			nm->valid_inodes++;
+	}
+	e->ino = le32(n->footer.ino);
+	e->blk = blk;
+	e->version = ni.version;
+	nat_set_dirty(nm, e);
+	pthread_mutex_unlock(&nm->lock);
+	if (f2fs_valid_main_blkaddr(sbi, ni.blk_addr))
+		f2fs_invalidate_block(sbi, ni.blk_addr);
+	folio_clear_dirty(sbi, f);
+	return 0;
+}
+
+/// Flushing the NAT at checkpoint ///
+
+static void raw_nat_from(struct f2fs_nat_entry *raw, const struct nat_entry *e)
+{
+	raw->version = e->version;
+	raw->ino = e->ino;
+	raw->block_addr = e->blk;
+}
+
+/* Entries of one NAT block go to the other copy; the bit flip publishes it. */
+static int write_nat_block(struct f2fs_sb_info *sbi, unsigned int blk_off,
+			   struct nat_entry **entries, unsigned int n)
+{
+	struct f2fs_nm_info *nm = &sbi->nm;
+	nid_t start = blk_off * NAT_ENTRY_PER_BLOCK;
+	block_t old = nat_block_addr(nm, start, sbi->log_blocks_per_seg), addr;
+	struct f2fs_nat_block *blk = malloc(F2FS_BLKSIZE);
+	struct folio *f;
+	int ret;
+
+	if (!blk)
+		return -ENOMEM;
+	f = get_meta_folio(sbi, old, "NAT block");
+	if (IS_ERR(f)) {
+		free(blk);
+		return PTR_ERR(f);
+	}
+	memcpy(blk, f->data, F2FS_BLKSIZE);
+	folio_put(sbi, f);
+	for (unsigned int i = 0; i < n; i++)
+		raw_nat_from(&blk->entries[entries[i]->nid - start], entries[i]);
+	f2fs_change_bit_msb(blk_off, nm->nat_bitmap);
+	addr = nat_block_addr(nm, start, sbi->log_blocks_per_seg);
+	ret = f2fs_write_meta_block(sbi, addr, blk);
+	free(blk);
+	return ret;
+}
+
+static int cmp_nat_entry(const void *a, const void *b)
+{
+	nid_t x = (*(struct nat_entry *const *)a)->nid, y = (*(struct nat_entry *const *)b)->nid;
+
+	return x < y ? -1 : x > y;
+}
+
+int f2fs_flush_nat(struct f2fs_sb_info *sbi)
+{
+	struct f2fs_nm_info *nm = &sbi->nm;
+	struct f2fs_journal *j = nm->journal;
+	struct nat_entry **v;
+	unsigned int n = 0, fresh = 0;
+	int ret = 0;
+
+	if (!nm->nr_dirty)
+		return 0;
+	v = malloc(nm->nr_dirty * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (struct nat_entry *e = nm->dirty; e; e = e->dnext) {
+		v[n++] = e;
+		if (nat_journal_find(j, e->nid) < 0)
+			fresh++;
+	}
+	if (le16(j->n_nats) + fresh <= NAT_JOURNAL_ENTRIES) {
+		for (unsigned int i = 0; i < n; i++) {
+			int k = nat_journal_find(j, v[i]->nid);
+
+			if (k < 0) {
+				k = le16(j->n_nats);
+				j->n_nats = k + 1;
+				j->nat_j.entries[k].nid = v[i]->nid;
+			}
+			raw_nat_from(&j->nat_j.entries[k].ne, v[i]);
+		}
+	} else {
+		/* move the journal into the dirty set, then write whole blocks */
+		for (int k = 0; k < le16(j->n_nats); k++) {
+			nid_t nid = le32(j->nat_j.entries[k].nid);
+			struct nat_entry *e = nat_cache_grab(nm, nid);
+
+			if (!e) {
+				free(v);
+				return -ENOMEM;
+			}
+			if (!e->dirty) {
+				e->ino = le32(j->nat_j.entries[k].ne.ino);
+				e->blk = le32(j->nat_j.entries[k].ne.block_addr);
+				e->version = j->nat_j.entries[k].ne.version;
+				nat_set_dirty(nm, e);
+				struct nat_entry **nv = realloc(v, (n + 1) * sizeof(*v));
+
+				if (!nv) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = nv;
+				v[n++] = e;
+			}
+		}
+		j->n_nats = 0;
+		qsort(v, n, sizeof(*v), cmp_nat_entry);
+		for (unsigned int i = 0; i < n && !ret;) {
+			unsigned int blk_off = v[i]->nid / NAT_ENTRY_PER_BLOCK, k = i;
+
+			while (k < n && v[k]->nid / NAT_ENTRY_PER_BLOCK == blk_off)
+				k++;
+			ret = write_nat_block(sbi, blk_off, v + i, k - i);
+			i = k;
+		}
+	}
+	if (!ret) {
+		for (unsigned int i = 0; i < n; i++)
+			v[i]->dirty = false;
+		nm->dirty = NULL;
+		nm->nr_dirty = 0;
+	}
+	free(v);
+	return ret;
+}
+
+/* The new checkpoint no longer needs the freed nids' old nodes: reuse them. */
+void f2fs_nat_after_checkpoint(struct f2fs_sb_info *sbi)
+{
+	struct f2fs_nm_info *nm = &sbi->nm;
+
+	pthread_mutex_lock(&nm->lock);
+	for (unsigned int i = 0; i < nm->nr_freed; i++) {
+		nat_cache_remove(nm, nm->freed_nids[i]);
+		push_nid(&nm->free_nids, &nm->nr_free, &nm->free_cap, nm->freed_nids[i]);
+	}
+	nm->nr_freed = 0;
+	pthread_mutex_unlock(&nm->lock);
+}
+
+int f2fs_write_dirty_nodes(struct f2fs_sb_info *sbi)
+{
+	struct folio **v;
+	size_t n;
+	int ret = folio_collect_dirty(sbi, MAP_NODE, 0, &v, &n);
+
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < n; i++) {
+		if (!ret && v[i]->dirty)
+			ret = f2fs_write_node_folio(sbi, v[i]);
+		folio_put(sbi, v[i]);
+	}
+	free(v);
+	return ret;
 }

@@ -273,11 +273,6 @@ static void bit_set(uint8_t *map, unsigned int nr)
 	map[nr >> 3] |= 1u << (nr & 7);
 }
 
-static void bit_clear(uint8_t *map, unsigned int nr)
-{
-	map[nr >> 3] &= ~(1u << (nr & 7));
-}
-
 static bool bit_test(const uint8_t *map, unsigned int nr)
 {
 	return map[nr >> 3] & (1u << (nr & 7));

@@ -103,7 +103,7 @@ void uf2fs_print_info(struct uf2fs *fs, FILE *out)
 		fprintf(out, "  curseg %-10s segment %u, next block %u\n", curseg_names[i],
 			sbi->sm.curseg[i].segno, sbi->sm.curseg[i].next_blkoff);
 	fprintf(out, "  NAT journal       %u entries; SIT journal %u entries\n",
-		sbi->nm.journal_count,
+		le16(sbi->nm.journal->n_nats),
 		le16(sbi->sm.sum_blk[CURSEG_COLD_DATA]->journal.n_sits));
 	fprintf(out, "  orphan inodes     %u\n", sbi->nr_orphans);
 	fprintf(out, "  recovery          %s\n", sbi->need_recovery

@@ -29,6 +29,9 @@ void f2fs_msg(struct f2fs_sb_info *sbi, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Survives a failed mount, which frees the sbi holding last_error. */
+static __thread char mount_error[256];
+
 int f2fs_error(struct f2fs_sb_info *sbi, int err, const char *fmt, ...)
 {
 	va_list ap;
@@ -37,6 +40,7 @@ int f2fs_error(struct f2fs_sb_info *sbi, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	memcpy(mount_error, msg, sizeof(mount_error));
 	pthread_mutex_lock(&sbi->err_lock);
 	memcpy(sbi->last_error, msg, sizeof(msg));
 	pthread_mutex_unlock(&sbi->err_lock);
@@ -47,7 +51,7 @@ int f2fs_error(struct f2fs_sb_info *sbi, int err, const char *fmt, ...)
 
 const char *uf2fs_last_error(const struct uf2fs *fs)
 {
-	return ((const struct f2fs_sb_info *)fs)->last_error;
+	return fs ? ((const struct f2fs_sb_info *)fs)->last_error : mount_error;
 }
 
 /// Features ///
@@ -258,6 +262,32 @@ void uf2fs_default_options(struct uf2fs_options *opts)
 	opts->backend = UF2FS_BACKEND_PSYNC;
 }
 
+/*
+ * What a read-write mount cannot take, each named: the kernel's own refusals
+ * (ro images, a checkpoint with an error) and what uf2fs does not write.
+ */
+static int check_writable(struct f2fs_sb_info *sbi)
+{
+	uint32_t flags = le32(sbi->ckpt->ckpt_flags);
+
+	if (f2fs_has_feature(sbi, F2FS_FEATURE_RO))
+		return f2fs_error(sbi, EROFS, "feature \"ro\": this image is read-only by design");
+	if (f2fs_has_feature(sbi, F2FS_FEATURE_CASEFOLD))
+		return f2fs_error(sbi, EROFS, "feature \"casefold\" cannot be written by uf2fs; "
+				  "mount read-only");
+	if (flags & CP_ERROR_FLAG)
+		return f2fs_error(sbi, EROFS, "checkpoint has the error flag; run fsck.f2fs first");
+	if (flags & CP_DISABLED_FLAG)
+		return f2fs_error(sbi, EROFS, "checkpoint=disable state is not supported for "
+				  "writing");
+	if (sbi->need_recovery)
+		return f2fs_error(sbi, EROFS,
+				  "the image needs roll-forward recovery of %u fsync'd dnodes; "
+				  "uf2fs does not replay them yet: mount read-only, or let Linux "
+				  "mount it once", sbi->nr_fsync_dnodes);
+	return 0;
+}
+
 static void sbi_free(struct f2fs_sb_info *sbi)
 {
 	f2fs_icache_destroy(sbi);
@@ -304,11 +334,16 @@ static int mount_steps(struct f2fs_sb_info *sbi)
 	ret = f2fs_check_recovery(sbi);
 	if (ret)
 		return ret;
-	if (sbi->need_recovery)
+	if (sbi->need_recovery && sbi->opts.read_only)
 		f2fs_msg(sbi, "the image holds fsync'd data past its last checkpoint "
 			 "(%u dnodes); it needs roll-forward recovery, which this read-only "
 			 "mount does not perform: that data is not visible",
 			 sbi->nr_fsync_dnodes);
+	if (!sbi->opts.read_only) {
+		ret = check_writable(sbi);
+		if (ret)
+			return ret;
+	}
 	/* the root must be a readable directory, or nothing else will be */
 	struct f2fs_inode_info *root = f2fs_iget(sbi, sbi->root_ino);
 
@@ -320,7 +355,12 @@ static int mount_steps(struct f2fs_sb_info *sbi)
 	if (!isdir)
 		return f2fs_error(sbi, EFSCORRUPTED, "root inode %u is not a directory",
 				  sbi->root_ino);
-	return 0;
+	if (sbi->opts.read_only)
+		return 0;
+	ret = f2fs_cleanup_orphans(sbi);
+	if (!ret)
+		ret = f2fs_start_checkpoint_thread(sbi);
+	return ret;
 }
 
 int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out)
@@ -328,13 +368,16 @@ int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out)
 	struct f2fs_sb_info *sbi = calloc(1, sizeof(*sbi));
 	int ret;
 
+	mount_error[0] = 0;
 	if (!sbi)
 		return -ENOMEM;
 	sbi->opts = *opts;
-	sbi->opts.read_only = true;	/* the write path is not there yet */
+	if (!sbi->opts.checkpoint_interval)
+		sbi->opts.checkpoint_interval = 60;	/* the kernel's default */
 	if (sbi->opts.max_folio_order > 9)
 		sbi->opts.max_folio_order = 9;
 	pthread_rwlock_init(&sbi->cp_rwsem, NULL);
+	pthread_mutex_init(&sbi->writepages, NULL);
 	pthread_mutex_init(&sbi->err_lock, NULL);
 	sbi->ctr = calloc(1, sizeof(*sbi->ctr));
 	if (!sbi->ctr) {
@@ -357,10 +400,25 @@ int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out)
 	return 0;
 }
 
-void uf2fs_unmount(struct uf2fs *fs)
+int uf2fs_unmount(struct uf2fs *fs)
 {
-	if (fs)
-		sbi_free((struct f2fs_sb_info *)fs);
+	struct f2fs_sb_info *sbi = (struct f2fs_sb_info *)fs;
+	int ret = 0;
+
+	if (!sbi)
+		return 0;
+	if (!sbi->opts.read_only) {
+		f2fs_stop_checkpoint_thread(sbi);
+		if (!sbi->cp_stopped)
+			ret = f2fs_checkpoint_now(sbi, true);
+		else
+			ret = -EIO;
+		if (ret)
+			f2fs_msg(sbi, "final checkpoint failed: %s; the image keeps its last "
+				 "checkpoint", strerror(-ret));
+	}
+	sbi_free(sbi);
+	return ret;
 }
 
 uint32_t uf2fs_root_ino(const struct uf2fs *fs)

@@ -10,8 +10,36 @@
  * trusted, security and the two POSIX ACLs. Entries of other indexes
  * (lustre, the encryption context, verity, advise) are internal to the
  * filesystem: never listed and never returned, as on Linux.
+ *
+ * f2fs_xattr_set rewrites the same buffer the way the kernel's
+ * __f2fs_setxattr does (fs/f2fs/xattr.c), and converts VFS POSIX ACLs to
+ * the compact on-disk form the way fs/f2fs/acl.c and fs/posix_acl.c do.
  */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
 #include "f2fs.h"
+
+/*
+ * Until lib/f2fs.h carries the set API (it defines F2FS_XATTR_SET_API with
+ * it), the declarations live here; tests/unit/test_xattr.c has the same copy.
+ */
+#ifndef F2FS_XATTR_SET_API
+#define F2FS_XATTR_SET_API 1
+struct f2fs_xattr_update {
+	bool dirty;
+	bool need_node;
+	bool touched;
+	bool set_mode;
+	uint16_t mode;
+	size_t used;
+};
+int f2fs_xattr_prefix_index(const char *name, const char **suffix);
+int f2fs_xattr_set(uint8_t *buf, size_t inline_size, size_t total_size, uint16_t i_mode,
+		   const char *name, const void *value, size_t size, int flags, bool remove,
+		   struct f2fs_xattr_update *up);
+#endif
 
 /* The VFS representation of a POSIX ACL (linux/posix_acl_xattr.h). */
 #define POSIX_ACL_XATTR_VERSION	0x0002
@@ -363,4 +391,388 @@ ssize_t f2fs_xattr_list(const void *buf, size_t len, char *list, size_t size)
 		used += need;
 	}
 	return ret < 0 ? ret : (ssize_t)used;
+}
+
+/* /// Names /// */
+
+int f2fs_xattr_prefix_index(const char *name, const char **suffix)
+{
+	unsigned int index;
+	const char *s;
+	size_t len;
+	int ret;
+
+	if (!name)
+		return -EINVAL;
+	ret = resolve_name(name, &index, &s, &len);
+	if (ret)
+		return ret;
+	if (suffix)
+		*suffix = s;
+	return (int)index;
+}
+
+/* /// setxattr / removexattr /// */
+
+/*
+ * The kernel's bounds (fs/f2fs/xattr.h). The list may grow up to
+ * MIN_OFFSET = XATTR_ALIGN(inline_size + VALID_XATTR_BLOCK_SIZE), the end of
+ * the area with its xattr node: a full list has no zero word after it, the
+ * end of the area ends it (the kernel reads into a buffer padded with one
+ * zero word). One value may be at most MAX_VALUE_LEN = MIN_OFFSET - header -
+ * entry header. Both are computed as if the node were there even when the
+ * caller cannot have one: the kernel checks space first (-E2BIG) and only
+ * fails to allocate the node afterwards (-ENOSPC).
+ */
+static size_t xattr_min_offset(size_t inline_size)
+{
+	return XATTR_ALIGN(inline_size + VALID_XATTR_BLOCK_SIZE);
+}
+
+static void put_entry(uint8_t *p, size_t entry_size, unsigned int index, const char *name,
+		      size_t name_len, const void *value, size_t size)
+{
+	memset(p, 0, entry_size);
+	p[0] = (uint8_t)index;
+	p[1] = (uint8_t)name_len;
+	put_le16(p + 2, (uint16_t)size);
+	memcpy(p + XATTR_ENTRY_HDR, name, name_len);
+	if (size)
+		memcpy(p + XATTR_ENTRY_HDR + name_len, value, size);
+}
+
+/*
+ * __f2fs_setxattr on the assembled area: find the first entry of (index,
+ * name) and the end of the list, check the flags and the space, cut the old
+ * entry out (what follows moves down, the freed tail is zeroed), append the
+ * new one at the end. An unchanged value writes nothing. With remove, an
+ * absent entry is an error only under XATTR_REPLACE, as in the kernel (the
+ * VFS passes XATTR_REPLACE for removexattr; the ACL code passes 0 and the
+ * area is then written back as it is, header included).
+ */
+static int xattr_store(uint8_t *buf, size_t inline_size, size_t total_size, unsigned int index,
+		       const char *name, size_t name_len, const void *value, size_t size,
+		       bool remove, int flags, struct f2fs_xattr_update *up)
+{
+	const size_t min_offset = xattr_min_offset(inline_size);
+	size_t here = 0, here_size = 0, last, newsize = 0, hsize;
+	struct xattr_iter it;
+	struct xattr_ent e;
+	bool found = false, same = false;
+	int ret;
+
+	if (name_len > F2FS_NAME_LEN)
+		return -ERANGE;
+	if (!remove && size > min_offset - XATTR_HDR_SIZE - XATTR_ENTRY_HDR)
+		return -E2BIG;
+
+	ret = xattr_iter_start(&it, buf, total_size);
+	if (ret)
+		return ret;
+	for (;;) {
+		size_t pos = it.pos;
+
+		ret = xattr_iter_next(&it, &e);
+		if (ret < 0)
+			return ret;
+		if (ret == 0)
+			break;
+		if (!found && e.index == index && e.name_len == name_len &&
+		    !memcmp(e.name, name, name_len)) {
+			found = true;
+			here = pos;
+			here_size = it.pos - pos;
+			same = !remove && e.value_len == size && (!size || !memcmp(e.value, value, size));
+		}
+	}
+	/* A never-used (all-zero) area walks as empty from offset 0. */
+	last = it.len ? it.pos : XATTR_HDR_SIZE;
+
+	if (found) {
+		if (flags & XATTR_CREATE)
+			return -EEXIST;
+		if (same) {
+			up->need_node = last > inline_size;
+			up->used = last;
+			up->touched = true;
+			return 0;
+		}
+	} else if (flags & XATTR_REPLACE) {
+		return -ENODATA;
+	}
+
+	if (!remove) {
+		newsize = XATTR_ALIGN(XATTR_ENTRY_HDR + name_len + size);
+		if (min_offset - last + (found ? here_size : 0) < newsize)
+			return -E2BIG;
+	}
+	hsize = last - (found ? here_size : 0) + newsize;
+	/* Past the inline part with no xattr node allowed: the nid allocation fails. */
+	if (hsize > total_size)
+		return -ENOSPC;
+
+	if (!it.len) {
+		/* The kernel's read_all_xattrs: a header on a never-used area. */
+		memset(buf, 0, total_size);
+		put_le32(buf, F2FS_XATTR_MAGIC);
+		put_le32(buf + 4, 1);
+	}
+	if (found) {
+		memmove(buf + here, buf + here + here_size, last - here - here_size);
+		last -= here_size;
+	}
+	if (!remove) {
+		put_entry(buf + last, newsize, index, name, name_len, value, size);
+		last += newsize;
+	}
+	/*
+	 * The kernel zeroes the bytes the removed entry leaves behind; past the
+	 * list an area it wrote is zero anyway. Zeroing the whole tail is the
+	 * same for such areas and keeps the list ended on any other.
+	 */
+	memset(buf + last, 0, total_size - last);
+
+	up->dirty = true;
+	up->touched = true;
+	up->need_node = hsize > inline_size;
+	up->used = hsize;
+	return 0;
+}
+
+/*
+ * A VFS POSIX ACL as posix_acl_from_xattr parses it: the header version
+ * (-EOPNOTSUPP if not 2), whole entries, known tags, and a valid id for
+ * named entries ((uid_t)-1 has no kuid). Returns the entry count; 0 is an
+ * ACL without entries, which the kernel treats as no ACL at all.
+ */
+static long acl_vfs_parse(const uint8_t *v, size_t size)
+{
+	size_t i, n;
+
+	if (size < POSIX_ACL_XATTR_HDR)
+		return -EINVAL;
+	if (get_le32(v) != POSIX_ACL_XATTR_VERSION)
+		return -EOPNOTSUPP;
+	if ((size - POSIX_ACL_XATTR_HDR) % POSIX_ACL_XATTR_ENTRY)
+		return -EINVAL;
+	n = (size - POSIX_ACL_XATTR_HDR) / POSIX_ACL_XATTR_ENTRY;
+	for (i = 0; i < n; i++) {
+		const uint8_t *p = v + POSIX_ACL_XATTR_HDR + i * POSIX_ACL_XATTR_ENTRY;
+		unsigned int tag = get_le16(p);
+
+		if (acl_tag_is_short(tag))
+			continue;
+		if ((tag != ACL_USER && tag != ACL_GROUP) || get_le32(p + 4) == ACL_UNDEFINED_ID)
+			return -EINVAL;
+	}
+	return (long)n;
+}
+
+static const uint8_t *acl_vfs_entry(const uint8_t *v, size_t i, unsigned int *tag,
+				    unsigned int *perm)
+{
+	const uint8_t *p = v + POSIX_ACL_XATTR_HDR + i * POSIX_ACL_XATTR_ENTRY;
+
+	*tag = get_le16(p);
+	*perm = get_le16(p + 2);
+	return p;
+}
+
+/*
+ * posix_acl_valid: permissions rwx only; USER_OBJ, USER..., GROUP_OBJ,
+ * GROUP..., MASK, OTHER in that order, each object entry once; a MASK is
+ * required when there are named entries. Named ids need not be sorted.
+ */
+static int acl_vfs_valid(const uint8_t *v, size_t n)
+{
+	unsigned int state = ACL_USER_OBJ;
+	bool needs_mask = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned int tag, perm;
+
+		acl_vfs_entry(v, i, &tag, &perm);
+		if (perm & ~7u)
+			return -EINVAL;
+		switch (tag) {
+		case ACL_USER_OBJ:
+			if (state != ACL_USER_OBJ)
+				return -EINVAL;
+			state = ACL_USER;
+			break;
+		case ACL_USER:
+			if (state != ACL_USER)
+				return -EINVAL;
+			needs_mask = true;
+			break;
+		case ACL_GROUP_OBJ:
+			if (state != ACL_USER)
+				return -EINVAL;
+			state = ACL_GROUP;
+			break;
+		case ACL_GROUP:
+			if (state != ACL_GROUP)
+				return -EINVAL;
+			needs_mask = true;
+			break;
+		case ACL_MASK:
+			if (state != ACL_GROUP)
+				return -EINVAL;
+			state = ACL_OTHER;
+			break;
+		case ACL_OTHER:
+			if (state != ACL_OTHER && (state != ACL_GROUP || needs_mask))
+				return -EINVAL;
+			state = 0;
+			break;
+		default:
+			return -EINVAL;
+		}
+	}
+	return state == 0 ? 0 : -EINVAL;
+}
+
+/*
+ * posix_acl_equiv_mode: the permission bits the ACL implies (the MASK
+ * stands in for the group bits) go into *mode; 0 if the ACL says no more
+ * than those bits, 1 if it does.
+ */
+static int acl_equiv_mode(const uint8_t *v, size_t n, uint16_t *mode_p)
+{
+	unsigned int mode = 0;
+	int not_equiv = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned int tag, perm;
+
+		acl_vfs_entry(v, i, &tag, &perm);
+		perm &= 7;
+		switch (tag) {
+		case ACL_USER_OBJ:
+			mode |= perm << 6;
+			break;
+		case ACL_GROUP_OBJ:
+			mode |= perm << 3;
+			break;
+		case ACL_OTHER:
+			mode |= perm;
+			break;
+		case ACL_MASK:
+			mode = (mode & ~0070u) | (perm << 3);
+			not_equiv = 1;
+			break;
+		default:	/* ACL_USER, ACL_GROUP */
+			not_equiv = 1;
+			break;
+		}
+	}
+	*mode_p = (uint16_t)((*mode_p & ~0777u) | mode);
+	return not_equiv;
+}
+
+/* f2fs_acl_to_disk: version 1, then 4-byte entries, 8-byte ones for named entries. */
+static size_t acl_to_disk(const uint8_t *v, size_t n, uint8_t *out)
+{
+	size_t i, pos = sizeof(struct f2fs_acl_header);
+
+	put_le32(out, F2FS_ACL_VERSION);
+	for (i = 0; i < n; i++) {
+		unsigned int tag, perm;
+		const uint8_t *p = acl_vfs_entry(v, i, &tag, &perm);
+
+		put_le16(out + pos, (uint16_t)tag);
+		put_le16(out + pos + 2, (uint16_t)perm);
+		if (tag == ACL_USER || tag == ACL_GROUP) {
+			put_le32(out + pos + 4, get_le32(p + 4));
+			pos += sizeof(struct f2fs_acl_entry);
+		} else {
+			pos += sizeof(struct f2fs_acl_entry_short);
+		}
+	}
+	return pos;
+}
+
+/*
+ * setxattr/removexattr of system.posix_acl_{access,default}: the VFS parses
+ * the value into a struct posix_acl (an empty value or an ACL without
+ * entries means no ACL), set_posix_acl and f2fs's __f2fs_set_acl decide,
+ * and f2fs_setxattr stores it with flags 0, so XATTR_CREATE/XATTR_REPLACE
+ * do not apply and removing an absent ACL succeeds.
+ */
+static int acl_set(uint8_t *buf, size_t inline_size, size_t total_size, unsigned int index,
+		   uint16_t i_mode, const void *value, size_t size, bool remove,
+		   struct f2fs_xattr_update *up)
+{
+	bool access = index == F2FS_XATTR_INDEX_POSIX_ACL_ACCESS;
+	uint8_t *disk = NULL;
+	size_t disk_len = 0;
+	long n = 0;
+	int ret;
+
+	if (!remove && size) {
+		n = acl_vfs_parse(value, size);
+		if (n < 0)
+			return (int)n;
+	}
+	if (S_ISLNK(i_mode))
+		return -EOPNOTSUPP;	/* f2fs symlinks have no ->set_acl */
+	if (!access && !S_ISDIR(i_mode))
+		return n ? -EACCES : 0;
+	if (n) {
+		ret = acl_vfs_valid(value, (size_t)n);
+		if (ret)
+			return ret;
+	}
+	if (n && access) {
+		/* posix_acl_update_mode: the mode follows the ACL, set or not. */
+		up->set_mode = true;
+		if (!acl_equiv_mode(value, (size_t)n, &up->mode))
+			n = 0;
+	}
+	if (n) {
+		disk = malloc(sizeof(struct f2fs_acl_header) +
+			      (size_t)n * sizeof(struct f2fs_acl_entry));
+		if (!disk)
+			return -ENOMEM;
+		disk_len = acl_to_disk(value, (size_t)n, disk);
+	}
+	ret = xattr_store(buf, inline_size, total_size, index, "", 0, disk, disk_len, n == 0, 0,
+			  up);
+	free(disk);
+	if (ret) {
+		up->set_mode = false;
+		up->mode = i_mode;
+	}
+	return ret;
+}
+
+int f2fs_xattr_set(uint8_t *buf, size_t inline_size, size_t total_size, uint16_t i_mode,
+		   const char *name, const void *value, size_t size, int flags, bool remove,
+		   struct f2fs_xattr_update *up)
+{
+	unsigned int index;
+	const char *suffix;
+	size_t suffix_len;
+	int ret;
+
+	if (!up)
+		return -EINVAL;
+	*up = (struct f2fs_xattr_update){ .mode = i_mode };
+	if (!name || (total_size && !buf) || (!remove && size && !value))
+		return -EINVAL;
+	if (inline_size % sizeof(__le32) ||
+	    (total_size != inline_size && total_size != inline_size + VALID_XATTR_BLOCK_SIZE))
+		return -EINVAL;
+	if (flags & ~(XATTR_CREATE | XATTR_REPLACE))
+		return -EINVAL;
+	ret = resolve_name(name, &index, &suffix, &suffix_len);
+	if (ret)
+		return ret;
+	if (is_acl_index(index))
+		return acl_set(buf, inline_size, total_size, index, i_mode, value, size, remove, up);
+	/* __vfs_removexattr passes XATTR_REPLACE: removing an absent name is -ENODATA. */
+	return xattr_store(buf, inline_size, total_size, index, suffix, suffix_len, value, size,
+			   remove, remove ? XATTR_REPLACE : flags, up);
 }

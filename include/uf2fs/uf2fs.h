@@ -27,11 +27,13 @@ enum uf2fs_backend {
 
 struct uf2fs_options {
 	const char *device;		/* image file or block device */
-	bool read_only;			/* forced on until the write path lands */
+	bool read_only;			/* default; a read-write mount needs rw */
 	unsigned int max_folio_order;	/* largest data folio: 2^order blocks */
 	uint64_t cache_size;		/* bytes; 0 means the default fraction of RAM */
 	enum uf2fs_backend backend;
 	bool quiet;			/* no messages on stderr */
+	unsigned int checkpoint_interval;	/* seconds; 0 means the kernel's 60 */
+	int background_gc;		/* -1 default (on), 0 off, 1 on */
 	/* RAM backend only: the image bytes (copied) */
 	const void *ram_image;
 	size_t ram_size;
@@ -58,14 +60,19 @@ typedef int (*uf2fs_filldir_t)(void *arg, const char *name, size_t len, uint32_t
 /* /// Mounting /// */
 void uf2fs_default_options(struct uf2fs_options *opts);
 int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out);
-void uf2fs_unmount(struct uf2fs *fs);
+/* Read-write: the final checkpoint (clean flag); its failure is returned. */
+int uf2fs_unmount(struct uf2fs *fs);
 uint32_t uf2fs_root_ino(const struct uf2fs *fs);
-/* Last detailed error message (structure and block address), or "". */
+/*
+ * Last detailed error message (structure and block address), or "".
+ * With fs == NULL: the calling thread's last uf2fs_mount failure.
+ */
 const char *uf2fs_last_error(const struct uf2fs *fs);
 
 /* /// Namespace /// */
 int uf2fs_lookup(struct uf2fs *fs, uint32_t dir, const char *name, size_t len, uint32_t *ino);
-/* Walk an absolute or root-relative path without following the final symlink. */
+/* Walk a path from the root; follows no symlinks at all (callers that need to, walk
+ * with uf2fs_lookup). uf2fs_lookup takes no reference: forget is advisory. */
 int uf2fs_resolve(struct uf2fs *fs, const char *path, uint32_t *ino);
 int uf2fs_getattr(struct uf2fs *fs, uint32_t ino, struct uf2fs_attr *attr);
 /* Entries from pos onwards, including "." and ".."; pos 0 starts the walk. */
@@ -79,6 +86,50 @@ int uf2fs_open(struct uf2fs *fs, uint32_t ino, int flags);
 void uf2fs_release(struct uf2fs *fs, uint32_t ino);
 /* FUSE forget: the kernel dropped nlookup references; lets the cache evict. */
 void uf2fs_forget(struct uf2fs *fs, uint32_t ino, uint64_t nlookup);
+
+/* /// Writing (read-write mounts; -EROFS otherwise) ///
+ * Creation calls take the caller's uid/gid (FUSE request context); the
+ * library applies setgid-directory inheritance. nlink, ctime and mtime are
+ * maintained by the library. Permission checks are the caller's (FUSE
+ * default_permissions), except sticky-directory and immutable/append rules.
+ */
+int uf2fs_mknod(struct uf2fs *fs, uint32_t dir, const char *name, size_t len, uint32_t mode,
+		uint32_t uid, uint32_t gid, uint64_t rdev, uint32_t *ino);
+int uf2fs_mkdir(struct uf2fs *fs, uint32_t dir, const char *name, size_t len, uint32_t mode,
+		uint32_t uid, uint32_t gid, uint32_t *ino);
+int uf2fs_symlink(struct uf2fs *fs, uint32_t dir, const char *name, size_t len,
+		  const char *target, uint32_t uid, uint32_t gid, uint32_t *ino);
+int uf2fs_link(struct uf2fs *fs, uint32_t ino, uint32_t newdir, const char *name, size_t len);
+int uf2fs_unlink(struct uf2fs *fs, uint32_t dir, const char *name, size_t len);
+int uf2fs_rmdir(struct uf2fs *fs, uint32_t dir, const char *name, size_t len);
+/* flags: RENAME_NOREPLACE, RENAME_EXCHANGE (linux/fs.h values) */
+int uf2fs_rename(struct uf2fs *fs, uint32_t olddir, const char *oldname, size_t oldlen,
+		 uint32_t newdir, const char *newname, size_t newlen, unsigned int flags);
+
+#define UF2FS_SET_MODE		(1u << 0)
+#define UF2FS_SET_UID		(1u << 1)
+#define UF2FS_SET_GID		(1u << 2)
+#define UF2FS_SET_SIZE		(1u << 3)
+#define UF2FS_SET_ATIME		(1u << 4)
+#define UF2FS_SET_MTIME		(1u << 5)
+#define UF2FS_SET_ATIME_NOW	(1u << 7)
+#define UF2FS_SET_MTIME_NOW	(1u << 8)
+#define UF2FS_SET_CTIME		(1u << 10)
+/* Apply the fields of attr selected by valid; the result is stored in *out. */
+int uf2fs_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *attr,
+		  unsigned int valid, struct uf2fs_attr *out);
+ssize_t uf2fs_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t len, uint64_t off);
+/* mode: 0, FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE|KEEP_SIZE, FALLOC_FL_ZERO_RANGE */
+int uf2fs_fallocate(struct uf2fs *fs, uint32_t ino, int mode, uint64_t off, uint64_t len);
+int uf2fs_fsync(struct uf2fs *fs, uint32_t ino, bool datasync);
+/* Make everything durable: a checkpoint. */
+int uf2fs_sync(struct uf2fs *fs);
+/* flags: XATTR_CREATE, XATTR_REPLACE */
+int uf2fs_setxattr(struct uf2fs *fs, uint32_t ino, const char *name, const void *value,
+		   size_t size, int flags);
+int uf2fs_removexattr(struct uf2fs *fs, uint32_t ino, const char *name);
+int uf2fs_set_flags(struct uf2fs *fs, uint32_t ino, uint32_t flags);
+bool uf2fs_is_read_only(const struct uf2fs *fs);
 
 /* /// Xattrs (full names, e.g. "user.foo"; size 0 asks for the length) /// */
 ssize_t uf2fs_getxattr(struct uf2fs *fs, uint32_t ino, const char *name, void *value,

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The buffered write path and writeback. Writes land in data folios of the
+ * folio cache (large when the write is long, reading only the partial head
+ * and tail blocks); inline data stays in the inode until it outgrows it.
+ *
+ * Writeback walks an inode's dirty folios in index order and gives each
+ * dirty block a new block from the current segment of its temperature
+ * (out-of-place, as LFS requires), so a sequential file gets contiguous
+ * blocks; runs of them go to the device as one request, up to max_io_bytes.
+ * The writepages lock serializes allocation+submission per inode, which
+ * keeps one file's blocks together under concurrent writers (seed 004).
+ *
+ * Truncation frees data blocks and whole nodes past a file block.
+ */
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "f2fs.h"
+
+#define MAX_WB_IOV	256	/* 1 MiB of 4 KiB blocks per request */
+
+/// Freeing addresses ///
+
+/* Release what one address slot holds; the caller clears the slot. */
+static void free_data_addr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, block_t addr)
+{
+	if (addr == NULL_ADDR || addr == COMPRESS_ADDR)
+		return;
+	if (addr == NEW_ADDR) {
+		/* a reservation: counted as valid, never in the SIT */
+		pthread_mutex_lock(&sbi->sm.lock);
+		sbi->sm.valid_blocks--;
+		pthread_mutex_unlock(&sbi->sm.lock);
+	} else {
+		f2fs_invalidate_block(sbi, addr);
+	}
+	if (fi->blocks > 1)
+		fi->blocks--;
+}
+
+/* Free addrs[from..nr) of a node; returns how many slots it touched. */
+static void free_addrs(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct folio *f,
+		       uint32_t *addrs, unsigned int from, unsigned int nr)
+{
+	bool changed = false;
+
+	for (unsigned int i = from; i < nr; i++) {
+		if (addrs[i] == NULL_ADDR)
+			continue;
+		free_data_addr(sbi, fi, addrs[i]);
+		addrs[i] = NULL_ADDR;
+		changed = true;
+	}
+	if (changed)
+		folio_mark_dirty(sbi, f);
+}
+
+/// Truncation ///
+
+static uint64_t trunc_apb(const struct f2fs_inode_info *fi)
+{
+	if (f2fs_is_compressed(fi))
+		return DEF_ADDRS_PER_BLOCK & ~((1u << fi->log_cluster_size) - 1);
+	return DEF_ADDRS_PER_BLOCK;
+}
+
+/*
+ * Truncate the subtree rooted at nid whose first file block is base, and
+ * which spans "span" blocks; depth 1 is a direct node. Returns 1 when the
+ * whole node went away (the caller clears its pointer), 0 when it stays.
+ */
+static int truncate_subtree(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, nid_t nid,
+			    int depth, uint64_t base, uint64_t span, uint64_t from)
+{
+	struct folio *f;
+	int ret = 0;
+
+	if (base + span <= from)
+		return 0;
+	f = f2fs_get_node_folio(sbi, nid);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	if (depth == 1) {
+		uint32_t *addrs = (uint32_t *)dnode_addrs(folio_node(f));
+
+		free_addrs(sbi, fi, f, addrs, from > base ? from - base : 0, trunc_apb(fi));
+	} else {
+		uint64_t child_span = span / NIDS_PER_BLOCK;
+		uint32_t *nids = (uint32_t *)indirect_nids(folio_node(f));
+
+		for (unsigned int i = 0; i < NIDS_PER_BLOCK && !ret; i++) {
+			uint64_t cbase = base + i * child_span;
+
+			if (!nids[i] || cbase + child_span <= from)
+				continue;
+			ret = truncate_subtree(sbi, fi, nids[i], depth - 1, cbase, child_span,
+					       from);
+			if (ret == 1) {
+				nids[i] = 0;
+				folio_mark_dirty(sbi, f);
+				ret = 0;
+			}
+		}
+	}
+	folio_put(sbi, f);
+	if (ret < 0 || from > base)
+		return ret;
+	ret = f2fs_truncate_node(sbi, nid);
+	if (ret)
+		return ret;
+	if (fi->blocks > 1)
+		fi->blocks--;
+	return 1;
+}
+
+int f2fs_truncate_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t from)
+{
+	uint64_t apb = trunc_apb(fi), base = fi->addrs_per_inode;
+	const uint64_t spans[DEF_NIDS_PER_INODE] = {
+		apb, apb, apb * NIDS_PER_BLOCK, apb * NIDS_PER_BLOCK,
+		apb * NIDS_PER_BLOCK * NIDS_PER_BLOCK,
+	};
+	const int depths[DEF_NIDS_PER_INODE] = { 1, 1, 2, 2, 3 };
+	struct folio *ifolio;
+	int ret = 0;
+
+	folio_truncate_owner(sbi, MAP_DATA, fi->ino, from);
+	f2fs_extent_invalidate(fi, from, UINT64_MAX - from);
+	if (f2fs_is_inline_data(fi))
+		return 0;
+	ifolio = f2fs_get_inode_folio(sbi, fi->ino);
+	if (IS_ERR(ifolio))
+		return PTR_ERR(ifolio);
+	if (from < fi->addrs_per_inode)
+		free_addrs(sbi, fi, ifolio,
+			   (uint32_t *)inode_addrs(folio_node(ifolio)) + fi->extra_isize,
+			   from, fi->addrs_per_inode);
+	for (int i = 0; i < DEF_NIDS_PER_INODE && !ret; i++) {
+		if (fi->i_nid[i]) {
+			ret = truncate_subtree(sbi, fi, fi->i_nid[i], depths[i], base, spans[i],
+					       from);
+			if (ret == 1) {
+				fi->i_nid[i] = 0;
+				((uint32_t *)inode_nids(folio_node(ifolio)))[i] = 0;
+				folio_mark_dirty(sbi, ifolio);
+				ret = 0;
+			}
+		}
+		base += spans[i];
+	}
+	folio_put(sbi, ifolio);
+	f2fs_mark_inode_dirty(sbi, fi);
+	return ret < 0 ? ret : 0;
+}
+
+/// Writeback ///
+
+static int data_seg_type(const struct f2fs_inode_info *fi)
+{
+	if (S_ISDIR(fi->mode))
+		return CURSEG_HOT_DATA;
+	if (fi->i_advise & FADVISE_COLD_BIT)
+		return CURSEG_COLD_DATA;
+	return CURSEG_WARM_DATA;
+}
+
+/* A run of new blocks being gathered into one device request. */
+struct wb_run {
+	struct iovec iov[MAX_WB_IOV];
+	unsigned int cnt;
+	block_t start;
+};
+
+static int wb_flush(struct f2fs_sb_info *sbi, struct wb_run *r)
+{
+	int ret = 0;
+
+	if (r->cnt)
+		ret = f2fs_dev_writev_blocks(&sbi->dev, r->iov, r->cnt, r->start);
+	if (ret)
+		ret = f2fs_error(sbi, EIO, "data write at block %u (%u blocks) failed: %s",
+				 r->start, r->cnt, strerror(-ret));
+	atomic_fetch_add(&sbi->ctr->written_blocks, r->cnt);
+	r->cnt = 0;
+	return ret;
+}
+
+static int wb_add(struct f2fs_sb_info *sbi, struct wb_run *r, void *buf, block_t blk)
+{
+	int ret = 0;
+
+	if (r->cnt && (r->cnt == MAX_WB_IOV || blk != r->start + r->cnt))
+		ret = wb_flush(sbi, r);
+	if (!r->cnt)
+		r->start = blk;
+	r->iov[r->cnt].iov_base = buf;
+	r->iov[r->cnt++].iov_len = F2FS_BLKSIZE;
+	return ret;
+}
+
+static bool block_dirty(struct folio *f, unsigned int i)
+{
+	unsigned int nr = folio_nr_blocks(f);
+
+	if (!f->state)
+		return true;
+	return f->state->bits[(nr + i) / 64] & (1ull << ((nr + i) % 64));
+}
+
+/*
+ * Give one dirty block its new home: allocate from the log, point the dnode
+ * at it, release the old block, keep the extent cache and i_ext true.
+ */
+static int write_one_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			   struct dnode_of_data *dn, uint64_t lblk, void *buf, struct wb_run *r)
+{
+	uint32_t *addrs = (uint32_t *)dn->addrs;
+	block_t old = addrs[dn->ofs], blk;
+	struct node_info ni;
+	struct f2fs_summary sum;
+	nid_t dnid = le32(folio_node(dn->folio)->footer.nid);
+	int ret;
+
+	ret = f2fs_get_node_info(sbi, dnid, &ni);
+	if (ret)
+		return ret;
+	sum.nid = dnid;
+	sum.version = ni.version;
+	sum.ofs_in_node = dn->ofs;
+	ret = f2fs_allocate_block(sbi, data_seg_type(fi), &sum, &blk);
+	if (ret)
+		return ret;
+	if (old == NULL_ADDR) {
+		fi->blocks++;
+		f2fs_mark_inode_dirty(sbi, fi);
+	} else if (old == NEW_ADDR) {
+		pthread_mutex_lock(&sbi->sm.lock);
+		sbi->sm.valid_blocks--;	/* the reservation became a real block */
+		pthread_mutex_unlock(&sbi->sm.lock);
+	} else {
+		f2fs_invalidate_block(sbi, old);
+	}
+	addrs[dn->ofs] = blk;
+	folio_mark_dirty(sbi, dn->folio);
+	f2fs_extent_invalidate(fi, lblk, 1);
+	f2fs_extent_insert(fi, lblk, blk, 1);
+	return wb_add(sbi, r, buf, blk);
+}
+
+/* Zero what lies past EOF in the last block, as the kernel does before writing it. */
+static void zero_past_eof(struct f2fs_inode_info *fi, struct folio *f, uint64_t lblk, void *buf)
+{
+	uint64_t bstart = lblk << F2FS_BLKSIZE_BITS;
+
+	if (fi->size > bstart && fi->size < bstart + F2FS_BLKSIZE)
+		memset((uint8_t *)buf + (fi->size - bstart), 0, bstart + F2FS_BLKSIZE - fi->size);
+}
+
+static int cmp_folio_index(const void *a, const void *b)
+{
+	const struct folio *x = *(struct folio *const *)a, *y = *(struct folio *const *)b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Caller holds the inode exclusively (or the checkpoint lock exclusively). */
+int f2fs_writeback_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	uint64_t eof_blk = DIV_ROUND_UP(fi->size, F2FS_BLKSIZE);
+	struct dnode_of_data dn = { 0 };
+	uint64_t dn_start = 0;
+	struct wb_run *r;
+	struct folio **v;
+	size_t n;
+	int ret;
+
+	ret = folio_collect_dirty(sbi, MAP_DATA, fi->ino, &v, &n);
+	if (ret || !n) {
+		free(v);
+		return ret;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		for (size_t i = 0; i < n; i++)
+			folio_put(sbi, v[i]);
+		free(v);
+		return -ENOMEM;
+	}
+	qsort(v, n, sizeof(*v), cmp_folio_index);
+	pthread_mutex_lock(&sbi->writepages);
+	for (size_t i = 0; i < n && !ret; i++) {
+		struct folio *f = v[i];
+
+		for (unsigned int b = 0; b < folio_nr_blocks(f) && !ret; b++) {
+			uint64_t lblk = f->index + b;
+			uint8_t *buf = folio_block_ptr(f, lblk);
+
+			if (lblk >= eof_blk || !block_dirty(f, b))
+				continue;
+			if (!dn.folio || lblk < dn_start || lblk >= dn_start + (dn.nr - dn.ofs)) {
+				if (dn.folio)
+					folio_put(sbi, dn.folio);
+				ret = f2fs_get_dnode_alloc(sbi, fi, lblk, &dn);
+				if (ret) {
+					dn.folio = NULL;
+					break;
+				}
+				dn_start = lblk;
+			}
+			struct dnode_of_data cur = dn;
+
+			cur.ofs = dn.ofs + (lblk - dn_start);
+			zero_past_eof(fi, f, lblk, buf);
+			ret = write_one_block(sbi, fi, &cur, lblk, buf, r);
+		}
+	}
+	if (!ret)
+		ret = wb_flush(sbi, r);
+	pthread_mutex_unlock(&sbi->writepages);
+	if (dn.folio)
+		folio_put(sbi, dn.folio);
+	for (size_t i = 0; i < n; i++) {
+		if (!ret)
+			folio_clear_dirty(sbi, v[i]);
+		folio_put(sbi, v[i]);
+	}
+	free(v);
+	free(r);
+	return ret;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int f2fs_writeback_all_data(struct f2fs_sb_info *sbi)
+{
+	struct folio **v;
+	uint64_t *owners;
+	size_t n, nown = 0;
+	int ret = folio_collect_dirty(sbi, MAP_DATA, 0, &v, &n);
+
+	if (ret)
+		return ret;
+	owners = malloc((n ? n : 1) * sizeof(*owners));
+	if (!owners)
+		ret = -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (owners)
+			owners[nown++] = folio_owner_key(v[i]);
+		folio_put(sbi, v[i]);
+	}
+	free(v);
+	if (ret)
+		return ret;
+	qsort(owners, nown, sizeof(*owners), cmp_u64);
+	for (size_t i = 0; i < nown && !ret; i++) {
+		struct f2fs_inode_info *fi;
+
+		if (i && owners[i] == owners[i - 1])
+			continue;
+		fi = f2fs_iget(sbi, owners[i]);
+		if (IS_ERR(fi)) {
+			/* freed since: its dirty data died with it */
+			folio_truncate_owner(sbi, MAP_DATA, owners[i], 0);
+			continue;
+		}
+		ret = f2fs_writeback_inode(sbi, fi);
+		f2fs_iput(sbi, fi);
+	}
+	free(owners);
+	return ret;
+}
+
+/// The buffered write path ///
+
+static unsigned int write_folio_order(const struct f2fs_inode_info *fi, uint64_t blocks)
+{
+	unsigned int order = 0;
+
+	while (order < fi->max_order && (2ull << order) <= blocks)
+		order++;
+	return order;
+}
+
+/* Mark blocks [from, to) of the folio dirty, tracking sub-folio state only when needed. */
+static void mark_range_dirty(struct f2fs_sb_info *sbi, struct folio *f, uint64_t from,
+			     uint64_t to)
+{
+	unsigned int nr = folio_nr_blocks(f);
+
+	if (nr > 1 && (from > f->index || to < f->index + nr) && (f->state || !f->dirty)) {
+		struct folio_state *st = folio_get_state(f);
+
+		if (st) {
+			for (uint64_t b = from; b < to; b++) {
+				unsigned int bit = nr + (b - f->index);
+
+				st->bits[bit / 64] |= 1ull << (bit % 64);
+			}
+		}
+	} else if (f->state) {
+		for (unsigned int i = nr; i < 2 * nr; i++)
+			f->state->bits[i / 64] |= 1ull << (i % 64);
+	}
+	folio_mark_dirty(sbi, f);
+}
+
+/*
+ * A new folio for a write only reads what the write does not cover: the
+ * partial head and tail blocks, and whole blocks outside the write.
+ */
+static int prepare_write_folio(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			       struct folio *f, uint64_t wstart, uint64_t wend)
+{
+	uint64_t fstart = f->index, fend = f->index + folio_nr_blocks(f);
+	uint64_t full_from = DIV_ROUND_UP(wstart, F2FS_BLKSIZE);
+	uint64_t full_to = wend / F2FS_BLKSIZE;
+	int ret;
+
+	if (full_from >= full_to)
+		return f2fs_fill_folio_range(sbi, fi, f, fstart, fend);
+	ret = f2fs_fill_folio_range(sbi, fi, f, fstart, MAX(fstart, full_from));
+	if (!ret)
+		ret = f2fs_fill_folio_range(sbi, fi, f, MIN(fend, full_to), fend);
+	return ret;
+}
+
+ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, const void *buf,
+			size_t len, uint64_t off)
+{
+	uint64_t end = off + len, pos = off;
+	int ret;
+
+	if (!len)
+		return 0;
+	if (f2fs_is_compressed(fi) || f2fs_is_encrypted(fi))
+		return -EOPNOTSUPP;
+	if (f2fs_is_inline_data(fi)) {
+		if (end <= f2fs_max_inline_data(fi)) {
+			ret = f2fs_write_inline_data(sbi, fi, buf, len, off);
+			if (ret)
+				return ret;
+			goto done;
+		}
+		ret = f2fs_convert_inline_inode(sbi, fi);
+		if (ret)
+			return ret;
+	}
+	ret = f2fs_check_space(sbi, DIV_ROUND_UP(end, F2FS_BLKSIZE) - off / F2FS_BLKSIZE);
+	if (ret)
+		return ret;
+	while (pos < end) {
+		uint64_t lblk = pos >> F2FS_BLKSIZE_BITS;
+		uint64_t blocks = DIV_ROUND_UP(end, F2FS_BLKSIZE) - lblk;
+		bool created;
+		struct folio *f = folio_grab(sbi, MAP_DATA, fi->ino, lblk,
+					     write_folio_order(fi, blocks), &created);
+		uint64_t fbytes_end, wend;
+
+		if (IS_ERR(f))
+			return pos > off ? (ssize_t)(pos - off) : PTR_ERR(f);
+		fbytes_end = (f->index + folio_nr_blocks(f)) << F2FS_BLKSIZE_BITS;
+		wend = MIN(end, fbytes_end);
+		if (created) {
+			ret = prepare_write_folio(sbi, fi, f, pos, wend);
+			folio_end_fill(sbi, f, !ret);
+		} else {
+			ret = folio_wait_uptodate(f);
+		}
+		if (ret) {
+			folio_put(sbi, f);
+			return pos > off ? (ssize_t)(pos - off) : ret;
+		}
+		memcpy(f->data + (pos - (f->index << F2FS_BLKSIZE_BITS)),
+		       (const uint8_t *)buf + (pos - off), wend - pos);
+		mark_range_dirty(sbi, f, pos >> F2FS_BLKSIZE_BITS, DIV_ROUND_UP(wend, F2FS_BLKSIZE));
+		folio_put(sbi, f);
+		pos = wend;
+	}
+done:
+	if (end > fi->size)
+		fi->size = end;
+	f2fs_inode_touch(fi, true, true);
+	f2fs_mark_inode_dirty(sbi, fi);
+	return len;
+}
