@@ -482,23 +482,37 @@ static bool anything_dirty(struct f2fs_sb_info *sbi)
 	return folio_dirty_bytes(sbi) || sbi->nm.nr_dirty || f2fs_has_dirty_inodes(sbi);
 }
 
-/* checkpoint_interval as in the kernel: dirty state never waits longer than that. */
+#define BG_TICK		5	/* seconds between looks at idleness */
+
+/*
+ * checkpoint_interval as in the kernel: dirty state never waits longer than
+ * that. In idle time (no operation for a tick) background GC takes a round.
+ */
 static void *checkpoint_thread(void *arg)
 {
 	struct f2fs_sb_info *sbi = arg;
+	uint64_t last_cp = time(NULL);
 
 	pthread_mutex_lock(&sbi->cp_thread_lock);
 	while (!sbi->cp_thread_stop) {
 		struct timespec until;
+		uint64_t now;
 
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += sbi->opts.checkpoint_interval;
+		until.tv_sec += MIN(BG_TICK, sbi->opts.checkpoint_interval);
 		pthread_cond_timedwait(&sbi->cp_thread_cond, &sbi->cp_thread_lock, &until);
 		if (sbi->cp_thread_stop)
 			break;
 		pthread_mutex_unlock(&sbi->cp_thread_lock);
-		if (!sbi->cp_stopped && anything_dirty(sbi))
-			f2fs_checkpoint_now(sbi, false);
+		now = time(NULL);
+		if (!sbi->cp_stopped && now - last_cp >= sbi->opts.checkpoint_interval) {
+			if (anything_dirty(sbi))
+				f2fs_checkpoint_now(sbi, false);
+			last_cp = now;
+		}
+		if (sbi->opts.background_gc != 0 &&
+		    now - atomic_load(&sbi->last_op_time) >= BG_TICK)
+			f2fs_background_gc(sbi);
 		pthread_mutex_lock(&sbi->cp_thread_lock);
 	}
 	pthread_mutex_unlock(&sbi->cp_thread_lock);

@@ -368,6 +368,7 @@ struct f2fs_sb_info {
 	pthread_mutex_t cp_thread_lock;
 	pthread_cond_t cp_thread_cond;
 	bool cp_thread_stop, cp_thread_running;
+	atomic_uint_fast64_t last_op_time;	/* seconds: for idle-time background GC */
 	unsigned int orphan_cap;
 
 	pthread_rwlock_t cp_rwsem;
@@ -407,6 +408,7 @@ bool f2fs_has_dirty_inodes(struct f2fs_sb_info *sbi);
 /* Make room for nblocks in free segments while holding cp_rwsem shared (gc.c). */
 int f2fs_gc_for_space(struct f2fs_sb_info *sbi, uint64_t need);
 int f2fs_make_room(struct f2fs_sb_info *sbi);
+int f2fs_background_gc(struct f2fs_sb_info *sbi);
 /* Checkpoint steps living elsewhere */
 int f2fs_writeback_all_data(struct f2fs_sb_info *sbi);	/* data.c */
 int f2fs_sync_dirty_inodes(struct f2fs_sb_info *sbi);	/* inode.c */
@@ -631,6 +633,34 @@ const char *f2fs_compress_name(unsigned int algo);
 ssize_t f2fs_xattr_get(const void *buf, size_t len, const char *name, void *value, size_t size);
 ssize_t f2fs_xattr_list(const void *buf, size_t len, char *list, size_t size);
 int f2fs_xattr_validate(const void *buf, size_t len);
+/*
+ * setxattr/removexattr on the same assembled area, as the kernel's
+ * __f2fs_setxattr and __f2fs_set_acl do them (xattr.c). buf: inline_size
+ * bytes of inline xattrs, then VALID_XATTR_BLOCK_SIZE bytes of the xattr
+ * node (zeroed if the inode has none) when the inode has or may get one:
+ * total_size is inline_size or inline_size + VALID_XATTR_BLOCK_SIZE.
+ * i_mode: the inode's full mode (file type matters for ACLs). name: full
+ * name; value/size: the VFS value (ACLs in VFS format; value may be NULL
+ * if size is 0); flags: XATTR_CREATE/XATTR_REPLACE; remove: removexattr.
+ * 0 or -errno, buf untouched on error: -EEXIST, -ENODATA, -EOPNOTSUPP,
+ * -EINVAL, -ERANGE (suffix > 255), -E2BIG, -ENOSPC (needs the node and
+ * total_size has none), -EACCES (default ACL on a non-dir), -EIO
+ * (corrupt area), -ENOMEM.
+ */
+struct f2fs_xattr_update {
+	bool dirty;	/* buf changed: write it back */
+	bool need_node;	/* list runs past inline_size: the inode needs an xattr node */
+	bool touched;	/* the kernel would update ctime and dirty the inode */
+	bool set_mode;	/* access ACL: store mode in i_mode */
+	uint16_t mode;	/* new i_mode: type and setuid/setgid/sticky bits kept */
+	size_t used;	/* header + entries, without the end word */
+};
+#define F2FS_XATTR_SET_API 1
+/* Name -> F2FS_XATTR_INDEX_*, *suffix = stored name; or -EOPNOTSUPP/-EINVAL/-ERANGE. */
+int f2fs_xattr_prefix_index(const char *name, const char **suffix);
+int f2fs_xattr_set(uint8_t *buf, size_t inline_size, size_t total_size, uint16_t i_mode,
+		   const char *name, const void *value, size_t size, int flags, bool remove,
+		   struct f2fs_xattr_update *up);
 /* Read the xattr area of an inode into a malloc'd buffer (xattr.c). */
 int f2fs_read_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint8_t **buf,
 			 size_t *len);
@@ -644,7 +674,7 @@ struct uf2fs_counters {
 	atomic_uint_fast64_t map_calls, extent_hits, node_reads;
 	atomic_uint_fast64_t hole_blocks, read_bytes, read_calls;
 	atomic_uint_fast64_t decompressed_clusters;
-	atomic_uint_fast64_t checkpoints, written_blocks, gc_segments;
+	atomic_uint_fast64_t checkpoints, written_blocks, gc_segments, gc_blocks;
 };
 
 #endif /* UF2FS_F2FS_H */

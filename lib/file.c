@@ -319,6 +319,8 @@ int uf2fs_statfs(struct uf2fs *fs, struct statvfs *st)
 		valid = sbi->sm.valid_blocks;
 		pthread_mutex_unlock(&sbi->sm.lock);
 		valid_nodes = sbi->nm.valid_nodes;
+		/* dirty data not yet written is space already promised */
+		valid += folio_dirty_bytes(sbi) / F2FS_BLKSIZE;
 		st->f_bfree = user > valid ? user - valid : 0;
 		st->f_bavail = st->f_bfree;
 		st->f_ffree = MIN(avail_nodes - MIN(valid_nodes, avail_nodes), st->f_bfree);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 
 #include "f2fs.h"
 
@@ -22,6 +23,7 @@ int f2fs_begin_write(struct f2fs_sb_info *sbi)
 	if (sbi->cp_stopped)
 		return -EIO;
 	pthread_rwlock_rdlock(&sbi->cp_rwsem);
+	atomic_store(&sbi->last_op_time, (uint64_t)time(NULL));
 	return 0;
 }
 

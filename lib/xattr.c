@@ -21,26 +21,6 @@
 
 #include "f2fs.h"
 
-/*
- * Until lib/f2fs.h carries the set API (it defines F2FS_XATTR_SET_API with
- * it), the declarations live here; tests/unit/test_xattr.c has the same copy.
- */
-#ifndef F2FS_XATTR_SET_API
-#define F2FS_XATTR_SET_API 1
-struct f2fs_xattr_update {
-	bool dirty;
-	bool need_node;
-	bool touched;
-	bool set_mode;
-	uint16_t mode;
-	size_t used;
-};
-int f2fs_xattr_prefix_index(const char *name, const char **suffix);
-int f2fs_xattr_set(uint8_t *buf, size_t inline_size, size_t total_size, uint16_t i_mode,
-		   const char *name, const void *value, size_t size, int flags, bool remove,
-		   struct f2fs_xattr_update *up);
-#endif
-
 /* The VFS representation of a POSIX ACL (linux/posix_acl_xattr.h). */
 #define POSIX_ACL_XATTR_VERSION	0x0002
 #define ACL_UNDEFINED_ID	0xFFFFFFFFu

@@ -5,6 +5,7 @@
  * block, in one buffer. The parsing of that buffer is in xattr.c.
  */
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "f2fs.h"
 
@@ -68,4 +69,136 @@ int f2fs_read_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, u
 	*buf = b;
 	*len = total;
 	return 0;
+}
+
+/// Setting and removing ///
+
+/* Write an updated area back: inline part, then the node (allocated or freed). */
+static int store_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			    const uint8_t *buf, unsigned int inline_size,
+			    const struct f2fs_xattr_update *up)
+{
+	if (inline_size) {
+		struct folio *f = f2fs_get_inode_folio(sbi, fi->ino);
+
+		if (IS_ERR(f))
+			return PTR_ERR(f);
+		memcpy(f2fs_inline_xattr_addr(fi, folio_node(f)), buf, inline_size);
+		folio_mark_dirty(sbi, f);
+		folio_put(sbi, f);
+	}
+	if (up->need_node) {
+		struct folio *f;
+
+		if (!fi->xattr_nid) {
+			nid_t nid;
+			int ret = f2fs_alloc_nid(sbi, fi->ino, &nid);
+
+			if (ret)
+				return ret;
+			f = f2fs_new_node_folio(sbi, nid, fi->ino, XATTR_NODE_OFFSET,
+						S_ISDIR(fi->mode));
+			if (IS_ERR(f)) {
+				f2fs_alloc_nid_failed(sbi, nid);
+				return PTR_ERR(f);
+			}
+			fi->xattr_nid = nid;
+			fi->blocks++;
+		} else {
+			f = f2fs_get_node_folio(sbi, fi->xattr_nid);
+			if (IS_ERR(f))
+				return PTR_ERR(f);
+		}
+		memcpy(f->data, buf + inline_size, VALID_XATTR_BLOCK_SIZE);
+		folio_mark_dirty(sbi, f);
+		folio_put(sbi, f);
+	} else if (fi->xattr_nid) {
+		/* as the kernel: once the list fits inline, the node goes */
+		int ret = f2fs_truncate_node(sbi, fi->xattr_nid);
+
+		if (ret)
+			return ret;
+		fi->xattr_nid = 0;
+		if (fi->blocks > 1)
+			fi->blocks--;
+	}
+	f2fs_mark_inode_dirty(sbi, fi);
+	return 0;
+}
+
+static int update_xattr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, const char *name,
+			const void *value, size_t size, int flags, bool remove)
+{
+	unsigned int inline_size = inline_xattr_bytes(fi);
+	size_t total = inline_size + VALID_XATTR_BLOCK_SIZE;
+	struct f2fs_xattr_update up = { 0 };
+	uint8_t *buf = calloc(1, total), *cur;
+	size_t cur_len;
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	ret = f2fs_read_xattr_area(sbi, fi, &cur, &cur_len);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	memcpy(buf, cur, MIN(cur_len, total));
+	free(cur);
+	ret = f2fs_xattr_set(buf, inline_size, total, fi->mode, name, value, size, flags, remove,
+			     &up);
+	if (!ret && up.need_node && !fi->xattr_nid)
+		ret = f2fs_check_space(sbi, 1);
+	if (!ret && up.dirty)
+		ret = store_xattr_area(sbi, fi, buf, inline_size, &up);
+	if (!ret && up.set_mode)
+		fi->mode = up.mode;
+	if (!ret && up.touched) {
+		f2fs_inode_touch(fi, false, true);
+		f2fs_mark_inode_dirty(sbi, fi);
+	}
+	free(buf);
+	return ret;
+}
+
+static int xattr_op(struct uf2fs *fs, uint32_t ino, const char *name, const void *value,
+		    size_t size, int flags, bool remove)
+{
+	struct f2fs_sb_info *sbi = (struct f2fs_sb_info *)fs;
+	struct f2fs_inode_info *fi;
+	int ret;
+
+	if (!name || !*name || strlen(name) > 255)
+		return -ERANGE;
+	ret = f2fs_begin_write(sbi);
+	if (ret)
+		return ret;
+	fi = ino < F2FS_RESERVED_NODE_NUM ? ERR_PTR(-ENOENT) : f2fs_iget(sbi, ino);
+	if (IS_ERR(fi)) {
+		ret = PTR_ERR(fi);
+	} else {
+		pthread_rwlock_wrlock(&fi->i_rwsem);
+		ret = (fi->flags & (F2FS_IMMUTABLE_FL | F2FS_APPEND_FL)) ? -EPERM :
+			update_xattr(sbi, fi, name, value, size, flags, remove);
+		pthread_rwlock_unlock(&fi->i_rwsem);
+		f2fs_iput(sbi, fi);
+	}
+	f2fs_end_write(sbi);
+	return ret;
+}
+
+int uf2fs_setxattr(struct uf2fs *fs, uint32_t ino, const char *name, const void *value,
+		   size_t size, int flags)
+{
+	int ret;
+
+	for (int tries = 0; (ret = xattr_op(fs, ino, name, value, size, flags, false)) == -EAGAIN &&
+	     tries < 3; tries++)
+		f2fs_make_room((struct f2fs_sb_info *)fs);
+	return ret == -EAGAIN ? -ENOSPC : ret;
+}
+
+int uf2fs_removexattr(struct uf2fs *fs, uint32_t ino, const char *name)
+{
+	return xattr_op(fs, ino, name, NULL, 0, 0, true);
 }

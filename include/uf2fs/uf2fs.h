@@ -130,6 +130,8 @@ int uf2fs_setxattr(struct uf2fs *fs, uint32_t ino, const char *name, const void 
 int uf2fs_removexattr(struct uf2fs *fs, uint32_t ino, const char *name);
 int uf2fs_set_flags(struct uf2fs *fs, uint32_t ino, uint32_t flags);
 bool uf2fs_is_read_only(const struct uf2fs *fs);
+/* One round of garbage collection (F2FS_IOC_GARBAGE_COLLECT); -EAGAIN: no victim. */
+int uf2fs_gc(struct uf2fs *fs, bool sync);
 
 /* /// Xattrs (full names, e.g. "user.foo"; size 0 asks for the length) /// */
 ssize_t uf2fs_getxattr(struct uf2fs *fs, uint32_t ino, const char *name, void *value,
