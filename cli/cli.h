@@ -2,8 +2,9 @@
 /*
  * Shared pieces of the `uf2fs` command: the subcommand entry points, messages
  * in the coreutils style ("uf2fs: PATH: No such file or directory") and exit
- * codes, and the helpers every image command needs (mount an image read-only,
- * resolve a path, write a buffer completely).
+ * codes, and the helpers every image command needs (mount an image read-only
+ * or read-write and unmount it, resolve a path or its parent, write a buffer
+ * completely).
  */
 #ifndef UF2FS_CLI_H
 #define UF2FS_CLI_H
@@ -27,6 +28,9 @@ int cmd_ls(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_put(int argc, char **argv);
+int cmd_rm(int argc, char **argv);
+int cmd_mkdir(int argc, char **argv);
 
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "uf2fs: PATH: strerror"; err is a negative or positive errno. */
@@ -40,6 +44,30 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * arguments and get does not.
  */
 int cli_resolve(struct uf2fs *fs, const char *path, bool follow, uint32_t *ino);
+
+/*
+ * A path's parent directory, resolved (symlinks followed), and its last
+ * component, not looked up. Trailing slashes do not count; the root has no
+ * last component (name is ""). cli_parent_free releases the name.
+ */
+struct cli_parent {
+	uint32_t dir;
+	char *name;
+};
+
+int cli_resolve_parent(struct uf2fs *fs, const char *path, struct cli_parent *parent);
+void cli_parent_free(struct cli_parent *parent);
+
+/* "dir/name" (one slash), or NULL without memory. */
+char *cli_join(const char *dir, const char *name);
+
+/* Mount IMAGE read-write (put, rm, mkdir): cli_mount_image with read_only off. */
+int cli_mount_rw(const char *image, struct uf2fs_options *opts, struct uf2fs **fs);
+/*
+ * Unmount a read-write image: the final checkpoint. Prints why it failed and
+ * returns CLI_EXIT_FAIL, else status unchanged.
+ */
+int cli_unmount_rw(struct uf2fs *fs, const char *image, int status);
 
 /* write(2) until done, retrying on EINTR and short writes. */
 int cli_write_all(int fd, const void *buf, size_t len);

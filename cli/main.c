@@ -20,11 +20,14 @@ struct cli_command {
 };
 
 static const struct cli_command cli_commands[] = {
-	{ "mount", uf2fs_fuse_main, "mount an image through FUSE (read-only for now)" },
+	{ "mount", uf2fs_fuse_main, "mount an image through FUSE (read-only unless -o rw)" },
 	{ "info",  cmd_info,  "show geometry, features and checkpoint state" },
 	{ "ls",    cmd_ls,    "list a directory in an image" },
 	{ "cat",   cmd_cat,   "print files from an image" },
 	{ "get",   cmd_get,   "extract a file or a tree from an image" },
+	{ "put",   cmd_put,   "copy host files or trees into an image (like cp -a)" },
+	{ "mkdir", cmd_mkdir, "make directories in an image" },
+	{ "rm",    cmd_rm,    "remove files or trees from an image" },
 	{ "stats", cmd_stats, "show cache and device counters of a live mount" },
 };
 
@@ -38,7 +41,7 @@ static void cli_print_help(FILE *out)
 		"Usage: uf2fs COMMAND [ARGS...]\n"
 		"       uf2fs IMAGE MOUNTPOINT [-o OPTIONS]   (same as uf2fs mount)\n"
 		"\n"
-		"Read f2fs images in userspace, mounted through FUSE or offline.\n"
+		"Read and write f2fs images in userspace, mounted through FUSE or offline.\n"
 		"\n"
 		"Commands:\n");
 	for (i = 0; i < CLI_NR_COMMANDS; i++)

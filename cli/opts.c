@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Parsing of the library's -o options (max_folio_order, cache_size, backend)
- * into struct uf2fs_options. The FUSE front end calls cli_apply_lib_option()
- * for each -o option it sees, so both front ends accept exactly the same keys
- * and values, and report bad values the same way.
+ * Parsing of the library's -o options (max_folio_order, cache_size, backend,
+ * checkpoint_interval, background_gc) into struct uf2fs_options, and the one
+ * way every front end mounts an image. The FUSE front end calls
+ * cli_apply_lib_option() for each -o option it sees, so both front ends
+ * accept exactly the same keys and values, and report bad values the same way.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,8 @@
 
 /* The largest order that still makes sense: 2^12 blocks = 16 MiB folios. */
 #define CLI_MAX_FOLIO_ORDER	12
+/* A day: a longer interval only widens what a crash loses. */
+#define CLI_MAX_CP_INTERVAL	86400
 
 int cli_parse_size(const char *str, uint64_t *out)
 {
@@ -76,6 +80,31 @@ static int cli_parse_backend(struct uf2fs_options *opts, const char *val)
 	return 1;
 }
 
+/* As Linux f2fs's cp_interval, in seconds. */
+static int cli_parse_cp_interval(struct uf2fs_options *opts, const char *val)
+{
+	unsigned long secs;
+	char *end;
+
+	errno = 0;
+	secs = val ? strtoul(val, &end, 10) : 0;
+	if (!val || errno || end == val || *end || *val == '-' || !secs ||
+	    secs > CLI_MAX_CP_INTERVAL)
+		return cli_bad_value("checkpoint_interval", val ? val : "",
+				     "seconds, 1 to 86400");
+	opts->checkpoint_interval = secs;
+	return 1;
+}
+
+/* As Linux f2fs's mount option, less "sync", which the library has no use for. */
+static int cli_parse_background_gc(struct uf2fs_options *opts, const char *val)
+{
+	if (!val || (strcmp(val, "on") && strcmp(val, "off")))
+		return cli_bad_value("background_gc", val ? val : "", "on or off");
+	opts->background_gc = !strcmp(val, "on");
+	return 1;
+}
+
 int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 {
 	const char *val = strchr(opt, '=');
@@ -100,6 +129,10 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 			return cli_bad_value("backend", "", "psync or uring");
 		return cli_parse_backend(opts, val);
 	}
+	if (klen == 19 && !strncmp(opt, "checkpoint_interval", klen))
+		return cli_parse_cp_interval(opts, val);
+	if (klen == 13 && !strncmp(opt, "background_gc", klen))
+		return cli_parse_background_gc(opts, val);
 	return 0;
 }
 
@@ -127,18 +160,55 @@ int cli_apply_lib_options(struct uf2fs_options *opts, const char *list)
 	return ret;
 }
 
+/*
+ * One writer or any number of readers per image, across processes: a POSIX
+ * record lock on the whole file, write or read, held until the process exits,
+ * which is after its final checkpoint; the descriptor is kept open on
+ * purpose, since closing it would drop the lock. POSIX locks rather than
+ * flock because they never conflict within one process, so a lock the
+ * library may take on its own descriptor cannot collide with this one. A
+ * filesystem without locks (ENOLCK) is used unlocked, as before.
+ */
+static int cli_lock_image(const char *image, bool rw)
+{
+	struct flock fl = { .l_type = rw ? F_WRLCK : F_RDLCK, .l_whence = SEEK_SET };
+	int fd, ret;
+
+	fd = open(image, (rw ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fcntl(fd, F_SETLK, &fl) == 0)
+		return 0;
+	ret = -errno;
+	close(fd);
+	if (ret == -ENOLCK)
+		return 0;
+	if (ret == -EAGAIN || ret == -EACCES) {
+		fprintf(stderr, "uf2fs: %s: in use by another uf2fs process (%s)\n", image,
+			rw ? "read-write use needs it alone" : "it is being written");
+		return -EBUSY;
+	}
+	return ret;
+}
+
 int cli_mount_image(const char *image, struct uf2fs_options *opts, struct uf2fs **fs)
 {
 	int ret;
 
 	/* The commonest mistake gets the plain coreutils message, and only that. */
-	if (access(image, R_OK) < 0) {
+	if (access(image, opts->read_only ? R_OK : R_OK | W_OK) < 0) {
 		ret = -errno;
 		fprintf(stderr, "uf2fs: %s: %s\n", image, strerror(errno));
 		return ret;
 	}
+	ret = cli_lock_image(image, !opts->read_only);
+	if (ret == -EBUSY)
+		return ret;
+	if (ret < 0) {
+		fprintf(stderr, "uf2fs: %s: %s\n", image, strerror(-ret));
+		return ret;
+	}
 	opts->device = image;
-	opts->read_only = true;
 	*fs = NULL;
 	ret = uf2fs_mount(opts, fs);
 	if (ret < 0)

@@ -18,7 +18,9 @@
 #define CLI_LIB_OPTS_HELP \
 	"    max_folio_order=N      largest data folio is 2^N blocks\n" \
 	"    cache_size=SIZE        folio cache limit; K, M, G or T suffix (binary)\n" \
-	"    backend=psync|uring    device I/O backend\n"
+	"    backend=psync|uring    device I/O backend\n" \
+	"    checkpoint_interval=S  seconds between background checkpoints (rw)\n" \
+	"    background_gc=on|off   background garbage collection (rw)\n"
 
 /* A byte count with an optional K/M/G/T (binary) suffix, e.g. "64M". */
 int cli_parse_size(const char *str, uint64_t *out);
@@ -38,10 +40,12 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt);
 int cli_apply_lib_options(struct uf2fs_options *opts, const char *list);
 
 /*
- * Mount IMAGE read-only with opts (already holding any -o options), as every
- * front end does. On failure the library has printed the detail (structure and
- * block) unless opts->quiet; this adds one line naming the image, and returns
- * the negative errno.
+ * Mount IMAGE with opts (already holding any -o options, and read_only as the
+ * caller wants it: uf2fs_default_options makes it read-only), as every front
+ * end does, locked against other uf2fs processes: one read-write user, or any
+ * number of readers (-EBUSY otherwise). On failure the library has printed the
+ * detail (structure and block) unless opts->quiet; this adds one line naming
+ * the image, and returns the negative errno.
  */
 int cli_mount_image(const char *image, struct uf2fs_options *opts, struct uf2fs **fs);
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Helpers shared by the subcommands: coreutils-style messages, the -o option
- * hook, walking paths in an image (symlinks included) and full writes. Kept
- * apart from main.c so that each cmd_*.c depends only on cli.h.
+ * hook, walking paths in an image (symlinks included), the read-write mount
+ * and its final checkpoint, and full writes. Kept apart from main.c so that
+ * each cmd_*.c depends only on cli.h.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -130,6 +131,70 @@ int cli_resolve(struct uf2fs *fs, const char *path, bool follow, uint32_t *ino)
 		ret = cli_walk_step(&w, follow, ino);
 	free(w.path);
 	return ret;
+}
+
+char *cli_join(const char *dir, const char *name)
+{
+	size_t len = strlen(dir);
+	char *out;
+
+	if (asprintf(&out, "%s%s%s", dir, len && dir[len - 1] == '/' ? "" : "/", name) < 0)
+		return NULL;
+	return out;
+}
+
+int cli_resolve_parent(struct uf2fs *fs, const char *path, struct cli_parent *parent)
+{
+	struct uf2fs_attr attr;
+	char *copy, *slash;
+	size_t len;
+	int ret;
+
+	parent->name = NULL;
+	copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	len = strlen(copy);
+	while (len > 1 && copy[len - 1] == '/')
+		copy[--len] = '\0';
+	slash = strrchr(copy, '/');
+	parent->name = strdup(slash ? slash + 1 : copy);
+	if (slash)
+		slash[1] = '\0';	/* "/a" keeps "/"; "a/b" keeps "a/" */
+	else
+		copy[0] = '\0';
+	ret = parent->name ? cli_resolve(fs, copy, true, &parent->dir) : -ENOMEM;
+	if (ret == 0)
+		ret = uf2fs_getattr(fs, parent->dir, &attr);
+	if (ret == 0 && !S_ISDIR(attr.mode))
+		ret = -ENOTDIR;
+	free(copy);
+	if (ret < 0)
+		cli_parent_free(parent);
+	return ret;
+}
+
+void cli_parent_free(struct cli_parent *parent)
+{
+	free(parent->name);
+	parent->name = NULL;
+}
+
+int cli_mount_rw(const char *image, struct uf2fs_options *opts, struct uf2fs **fs)
+{
+	opts->read_only = false;
+	return cli_mount_image(image, opts, fs);
+}
+
+int cli_unmount_rw(struct uf2fs *fs, const char *image, int status)
+{
+	int ret = uf2fs_unmount(fs);
+
+	if (ret == 0)
+		return status;
+	cli_error("%s: final checkpoint failed: %s; the changes may be lost", image,
+		  strerror(-ret));
+	return CLI_EXIT_FAIL;
 }
 
 int cli_write_all(int fd, const void *buf, size_t len)

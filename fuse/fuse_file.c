@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * File ops: open, read, release. open decides who caches file data: by
- * default the kernel page cache (keep_cache: nothing changes the image, so
- * pages stay valid across opens); with -o direct_io every read reaches uf2fs,
+ * File ops: open (with O_TRUNC), read, release. open decides who caches file
+ * data: by default the kernel page cache, with keep_cache since nothing but
+ * this mount changes the image and, without writeback_cache, the kernel's
+ * cache is write-through, so its pages stay valid across opens even on a
+ * read-write mount; with -o direct_io every read and write reaches uf2fs,
  * whose folio cache is then the page cache, as in the seed benchmarks.
  *
  * Reads land in a per-thread buffer that grows to the largest request seen
@@ -31,7 +33,7 @@ static void fuse_read_buf_key_init(void)
 		abort();
 }
 
-static char *fuse_read_buf_get(size_t size)
+char *fuse_uf2fs_buf(size_t size)
 {
 	struct fuse_read_buf *b;
 
@@ -48,23 +50,51 @@ static char *fuse_read_buf_get(size_t size)
 	return b->data;
 }
 
+/*
+ * FLUSH at close has nothing to do: writes reach the library synchronously
+ * and report their errors there, and durability is fsync's. noflush saves
+ * the round trip on every close(2) (the kernel still sends FLUSH under
+ * writeback_cache, to write its dirty pages first).
+ */
+void fuse_uf2fs_file_setup(const struct fuse_uf2fs *u, struct fuse_file_info *fi)
+{
+	fi->direct_io = u->direct_io;
+	fi->keep_cache = !u->direct_io;
+	fi->noflush = 1;
+}
+
+/*
+ * The kernel (with FUSE_CAP_ATOMIC_O_TRUNC) leaves O_TRUNC to open, saving a
+ * SETATTR. Truncation stamps mtime even when the file is already empty, as
+ * open(2) does on Linux; the library stamps ctime.
+ */
+static int fuse_open_truncate(struct fuse_uf2fs *u, uint32_t ino)
+{
+	struct uf2fs_attr attr = { .size = 0 }, out;
+
+	return uf2fs_setattr(u->fs, ino, &attr, UF2FS_SET_SIZE | UF2FS_SET_MTIME_NOW, &out);
+}
+
 void fuse_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
 	uint32_t f2fs_ino = fuse_ino_to_f2fs(u, ino);
 	int ret;
 
-	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
-		fuse_reply_err(req, EROFS);
+	if (((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) &&
+	    fuse_uf2fs_refuse_ro(req, u))
 		return;
-	}
 	ret = uf2fs_open(u->fs, f2fs_ino, fi->flags);
+	if (ret == 0 && (fi->flags & O_TRUNC)) {
+		ret = fuse_open_truncate(u, f2fs_ino);
+		if (ret < 0)
+			uf2fs_release(u->fs, f2fs_ino);
+	}
 	if (ret < 0) {
 		fuse_op_error(req, ret);
 		return;
 	}
-	fi->direct_io = u->direct_io;
-	fi->keep_cache = !u->direct_io;
+	fuse_uf2fs_file_setup(u, fi);
 	/* The open was interrupted: no release will follow, so undo it now. */
 	if (fuse_reply_open(req, fi) == -ENOENT)
 		uf2fs_release(u->fs, f2fs_ino);
@@ -77,7 +107,7 @@ void fuse_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	ssize_t n;
 	char *buf;
 
-	buf = fuse_read_buf_get(size);
+	buf = fuse_uf2fs_buf(size);
 	if (!buf) {
 		fuse_reply_err(req, ENOMEM);
 		return;

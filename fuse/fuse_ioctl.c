@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ioctls arriving through FUSE_IOCTL, on files and directories alike:
- * FS_IOC_GETFLAGS (lsattr), FS_IOC_GETVERSION, and uf2fs's private
- * UF2FS_IOC_GET_STATS (`uf2fs stats MNT`). The f2fs ioctls that modify the
- * image (SETFLAGS, atomic writes, GC, ...) join here with the write path.
+ * FS_IOC_GETFLAGS and FS_IOC_SETFLAGS (lsattr, chattr), their xfs-style
+ * twins FS_IOC_FSGETXATTR and FS_IOC_FSSETXATTR, FS_IOC_GETVERSION, and
+ * uf2fs's private UF2FS_IOC_GET_STATS (`uf2fs stats MNT`). The other f2fs
+ * ioctls that modify the image (atomic writes, GC, ...) are to come.
+ *
+ * chattr needs FSGETXATTR too: the kernel turns FS_IOC_SETFLAGS into
+ * vfs_fileattr_set(), which first reads the old attributes through
+ * fuse_fileattr_get() with neither form asked for, and that sends
+ * FS_IOC_FSGETXATTR.
  *
  * A FUSE filesystem only gets "restricted" ioctls: the kernel sizes the
  * output buffer from the size encoded in the command (_IOC_SIZE), so a 32-bit
@@ -13,6 +19,7 @@
  */
 #include <linux/fs.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fuse_priv.h"
 
@@ -36,6 +43,121 @@ static void fuse_ioctl_getflags(fuse_req_t req, uint32_t ino, size_t out_bufsz)
 		fuse_op_error(req, ret);
 	else
 		fuse_reply_ioctl(req, 0, &flags, sizeof(flags));
+}
+
+/*
+ * The kernel has checked ownership and CAP_LINUX_IMMUTABLE for the
+ * immutable and append-only bits (vfs_fileattr_set), and sends the flags as
+ * a 4-byte int; which bits f2fs keeps is the library's business.
+ */
+static void fuse_ioctl_setflags(fuse_req_t req, uint32_t ino, const void *in_buf,
+				size_t in_bufsz)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	uint32_t flags;
+	int ret;
+
+	if (fuse_uf2fs_refuse_ro(req, u))
+		return;
+	if (in_bufsz < sizeof(flags)) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	memcpy(&flags, in_buf, sizeof(flags));
+	ret = uf2fs_set_flags(u->fs, ino, flags);
+	if (ret < 0)
+		fuse_op_error(req, ret);
+	else
+		fuse_reply_ioctl(req, 0, NULL, 0);
+}
+
+/* The flags that both forms carry, as fileattr_fill_flags() pairs them. */
+static const struct {
+	uint32_t fl, xflag;
+} fuse_xflags[] = {
+	{ FS_SYNC_FL,		FS_XFLAG_SYNC },
+	{ FS_IMMUTABLE_FL,	FS_XFLAG_IMMUTABLE },
+	{ FS_APPEND_FL,		FS_XFLAG_APPEND },
+	{ FS_NODUMP_FL,		FS_XFLAG_NODUMP },
+	{ FS_NOATIME_FL,	FS_XFLAG_NOATIME },
+	{ FS_DAX_FL,		FS_XFLAG_DAX },
+	{ FS_PROJINHERIT_FL,	FS_XFLAG_PROJINHERIT },
+};
+
+#define FUSE_NR_XFLAGS	(sizeof(fuse_xflags) / sizeof(fuse_xflags[0]))
+
+static uint32_t fuse_flags_to_xflags(uint32_t flags)
+{
+	uint32_t xflags = 0;
+	size_t i;
+
+	for (i = 0; i < FUSE_NR_XFLAGS; i++)
+		if (flags & fuse_xflags[i].fl)
+			xflags |= fuse_xflags[i].xflag;
+	return xflags;
+}
+
+/* The FS_*_FL bits xflags can express are replaced; the rest are kept. */
+static uint32_t fuse_apply_xflags(uint32_t flags, uint32_t xflags)
+{
+	size_t i;
+
+	for (i = 0; i < FUSE_NR_XFLAGS; i++) {
+		flags &= ~fuse_xflags[i].fl;
+		if (xflags & fuse_xflags[i].xflag)
+			flags |= fuse_xflags[i].fl;
+	}
+	return flags;
+}
+
+/* Project ids are not in the library's attributes yet: always 0. */
+static void fuse_ioctl_fsgetxattr(fuse_req_t req, uint32_t ino, size_t out_bufsz)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	struct fsxattr fsx = { 0 };
+	uint32_t flags;
+	int ret;
+
+	if (out_bufsz < sizeof(fsx)) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	ret = uf2fs_get_flags(u->fs, ino, &flags);
+	if (ret < 0) {
+		fuse_op_error(req, ret);
+		return;
+	}
+	fsx.fsx_xflags = fuse_flags_to_xflags(flags);
+	fuse_reply_ioctl(req, 0, &fsx, sizeof(fsx));
+}
+
+static void fuse_ioctl_fssetxattr(fuse_req_t req, uint32_t ino, const void *in_buf,
+				  size_t in_bufsz)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	struct fsxattr fsx;
+	uint32_t flags;
+	int ret;
+
+	if (fuse_uf2fs_refuse_ro(req, u))
+		return;
+	if (in_bufsz < sizeof(fsx)) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	memcpy(&fsx, in_buf, sizeof(fsx));
+	if (fsx.fsx_projid || fsx.fsx_extsize || fsx.fsx_cowextsize ||
+	    (fsx.fsx_xflags & ~fuse_flags_to_xflags(~0u))) {
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
+	ret = uf2fs_get_flags(u->fs, ino, &flags);
+	if (ret == 0)
+		ret = uf2fs_set_flags(u->fs, ino, fuse_apply_xflags(flags, fsx.fsx_xflags));
+	if (ret < 0)
+		fuse_op_error(req, ret);
+	else
+		fuse_reply_ioctl(req, 0, NULL, 0);
 }
 
 static void fuse_ioctl_getversion(fuse_req_t req, uint32_t ino, size_t out_bufsz)
@@ -94,6 +216,16 @@ void fuse_op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 	case (unsigned int)FS_IOC_GETFLAGS:
 	case (unsigned int)FS_IOC32_GETFLAGS:
 		fuse_ioctl_getflags(req, f2fs_ino, out_bufsz);
+		break;
+	case (unsigned int)FS_IOC_SETFLAGS:
+	case (unsigned int)FS_IOC32_SETFLAGS:
+		fuse_ioctl_setflags(req, f2fs_ino, in_buf, in_bufsz);
+		break;
+	case (unsigned int)FS_IOC_FSGETXATTR:
+		fuse_ioctl_fsgetxattr(req, f2fs_ino, out_bufsz);
+		break;
+	case (unsigned int)FS_IOC_FSSETXATTR:
+		fuse_ioctl_fssetxattr(req, f2fs_ino, in_buf, in_bufsz);
 		break;
 	case (unsigned int)FS_IOC_GETVERSION:
 	case (unsigned int)FS_IOC32_GETVERSION:

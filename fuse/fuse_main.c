@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The FUSE daemon: command line and -o parsing, then the start-up sequence
- * that keeps errors on the terminal. uf2fs's own options (ro, direct_io,
- * kernel_cache, and the library's, through cli/opts.c) are consumed here;
- * generic mount options that FUSE has no use for are dropped; everything else
- * (allow_other, fsname=, max_read=, async_read, ...) goes to libfuse, which
- * rejects what it does not know.
+ * that keeps errors on the terminal, and the shutdown that makes everything
+ * durable. uf2fs's own options (ro, rw, direct_io, kernel_cache,
+ * writeback_cache, thread counts, and the library's, through cli/opts.c) are
+ * consumed here; generic mount options that FUSE has no use for are dropped;
+ * everything else (allow_other, fsname=, max_read=, async_read, ...) goes to
+ * libfuse, which rejects what it does not know.
  *
  * Start-up: fork first (unless -f), then mount the library and then FUSE in
  * the child while its stderr is still the terminal, and only then let the
@@ -13,11 +14,19 @@
  * lose its threads (flusher, io_uring) in the child; forking before the
  * checks would return 0 to mount(8) for a bad image. A bad image thus prints
  * the library's error, exits 1 and leaves no mountpoint behind.
+ *
+ * Shutdown: however the loop ends (umount or fusermount -u, SIGTERM, SIGINT,
+ * SIGHUP, a dead connection), the library is unmounted with a final
+ * checkpoint before the process exits; a failed one is reported on stderr
+ * (and syslog, once detached) and makes the exit status 1. Scripts that
+ * fsck the image must wait for the daemon to exit, since umount(2) of a
+ * /dev/fuse mount returns before it does.
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "fuse_main.h"
@@ -28,12 +37,17 @@
 #define FUSE_EXIT_FAIL		1
 #define FUSE_EXIT_USAGE		2
 
-/* The image never changes behind the kernel: let it cache for a day. */
+/*
+ * Nothing changes the image behind the kernel (read-write, every change goes
+ * through it, and it invalidates what its own ops change): cache for a day.
+ */
 #define FUSE_CACHED_TIMEOUT	86400.0
 /* With direct_io the measured cache is uf2fs's; keep libfuse's default. */
 #define FUSE_DIRECT_TIMEOUT	1.0
-/* libfuse's default max_threads, which FUSE_USE_VERSION 35 cannot change. */
-#define FUSE_MAX_IDLE_THREADS	10
+/* libfuse's default worker limit; with 2^n cores more only adds contention. */
+#define FUSE_DEF_MAX_THREADS	10
+/* Enough for any machine we run on; libfuse's own bound is far larger. */
+#define FUSE_MAX_MAX_THREADS	1024
 
 struct fuse_cl {
 	const char *image;
@@ -44,8 +58,8 @@ struct fuse_cl {
 	bool fake;		/* mount -f: pretend, exit 0 without mounting */
 	bool show_help;
 	bool show_version;
-	bool rw_requested;
 	bool direct_io;
+	bool writeback_cache;
 	bool allow_other;
 	bool has_fsname;
 	bool has_subtype;
@@ -53,7 +67,8 @@ struct fuse_cl {
 	bool has_nodev;
 	bool has_nosuid;
 	bool clone_fd;
-	unsigned int max_idle_threads;
+	unsigned int max_threads;
+	int max_idle_threads;	/* -1: libfuse's default (never reap idle workers) */
 	bool bad;		/* an error was printed */
 	struct uf2fs_options lib;
 };
@@ -90,7 +105,8 @@ static void fuse_cl_help(void)
 	       "       uf2fs IMAGE MOUNTPOINT [-o OPTIONS]\n"
 	       "       mount -t fuse.uf2fs IMAGE MOUNTPOINT [-o OPTIONS]\n"
 	       "\n"
-	       "Mount an f2fs image or block device through FUSE. Read-only for now.\n"
+	       "Mount an f2fs image or block device through FUSE, read-only unless\n"
+	       "rw is given.\n"
 	       "\n"
 	       "  -f             stay in the foreground\n"
 	       "  -d             print every FUSE request (implies -f)\n"
@@ -98,20 +114,26 @@ static void fuse_cl_help(void)
 	       "  -h, --help     show this help\n"
 	       "  -V, --version  show the version\n"
 	       "  -o OPTIONS     comma-separated:\n"
-	       "    ro                     read-only (always, for now)\n"
+	       "    ro                     read-only (default)\n"
+	       "    rw                     read-write; the kernel checks permissions\n"
+	       "                           (default_permissions); the last of ro/rw wins\n"
 	       "    kernel_cache           the kernel caches data, names and attributes\n"
-	       "                           (default; the image cannot change under it)\n"
-	       "    direct_io              bypass the kernel page cache: every read is\n"
-	       "                           served by uf2fs's folio cache\n"
+	       "                           (default; nothing else changes the image)\n"
+	       "    direct_io              bypass the kernel page cache: every read and\n"
+	       "                           write is served by uf2fs's folio cache\n"
+	       "    writeback_cache        the kernel collects writes in its page cache\n"
+	       "                           and sends them in large batches (rw only; off\n"
+	       "                           by default; unmount, don't kill, to flush)\n"
 	       CLI_LIB_OPTS_HELP
 	       "    clone_fd, noclone_fd   one /dev/fuse fd per worker thread (default on)\n"
-	       "    max_idle_threads=N     idle worker threads kept (default %d)\n"
+	       "    max_threads=N          worker threads at most (default %d)\n"
+	       "    max_idle_threads=N     idle worker threads kept (default: all)\n"
 	       "    allow_other            let other users in (adds default_permissions)\n"
 	       "    fsname=NAME            source shown in mount(8) (default: the image)\n"
 	       "  and libfuse's options: default_permissions, auto_unmount, max_read=N,\n"
 	       "  async_read, sync_read, max_readahead=N, max_background=N, ... (see\n"
 	       "  fuse(8)). Generic mount options without meaning for FUSE are ignored.\n",
-	       FUSE_MAX_IDLE_THREADS);
+	       FUSE_DEF_MAX_THREADS);
 }
 
 static bool fuse_cl_in(const char *opt, const char *const *list)
@@ -139,14 +161,30 @@ static int fuse_cl_error(struct fuse_cl *cl, const char *fmt, const char *arg)
 	return -1;
 }
 
-static int fuse_cl_idle_threads(struct fuse_cl *cl, const char *val)
+/* A thread count from 1 (0 too when zero_ok) to FUSE_MAX_MAX_THREADS, or -1. */
+static long fuse_cl_threads(const char *val, bool zero_ok)
 {
 	char *end;
 	unsigned long n = strtoul(val, &end, 10);
 
-	if (end == val || *end || *val == '-' || n > FUSE_MAX_IDLE_THREADS)
-		return fuse_cl_error(cl, "invalid value for max_idle_threads: '%s'", val);
-	cl->max_idle_threads = n;
+	if (end == val || *end || *val == '-' || n > FUSE_MAX_MAX_THREADS || (!n && !zero_ok))
+		return -1;
+	return n;
+}
+
+static int fuse_cl_thread_option(struct fuse_cl *cl, const char *opt)
+{
+	const char *val = strchr(opt, '=') + 1;
+	bool idle = !strncmp(opt, "max_idle_threads=", 17);
+	long n = fuse_cl_threads(val, idle);
+
+	if (n < 0)
+		return fuse_cl_error(cl, idle ? "invalid value for max_idle_threads: '%s'" :
+				     "invalid value for max_threads: '%s'", val);
+	if (idle)
+		cl->max_idle_threads = n;
+	else
+		cl->max_threads = n;
 	return 0;
 }
 
@@ -159,22 +197,27 @@ static int fuse_cl_mount_option(struct fuse_cl *cl, const char *opt)
 		cl->bad = true;
 		return -1;
 	}
-	if (ret > 0 || !strcmp(opt, "ro"))
+	if (ret > 0)
 		return 0;
-	if (!strcmp(opt, "rw")) {
-		cl->rw_requested = true;
+	/* As mount(8) reads them: the last of ro and rw wins. */
+	if (!strcmp(opt, "ro") || !strcmp(opt, "rw")) {
+		cl->lib.read_only = opt[1] == 'o';
 		return 0;
 	}
 	if (!strcmp(opt, "direct_io") || !strcmp(opt, "kernel_cache")) {
 		cl->direct_io = opt[0] == 'd';
 		return 0;
 	}
+	if (!strcmp(opt, "writeback_cache") || !strcmp(opt, "no_writeback_cache")) {
+		cl->writeback_cache = opt[0] == 'w';
+		return 0;
+	}
 	if (!strcmp(opt, "clone_fd") || !strcmp(opt, "noclone_fd")) {
 		cl->clone_fd = opt[0] == 'c';
 		return 0;
 	}
-	if (!strncmp(opt, "max_idle_threads=", 17))
-		return fuse_cl_idle_threads(cl, opt + 17);
+	if (!strncmp(opt, "max_threads=", 12) || !strncmp(opt, "max_idle_threads=", 17))
+		return fuse_cl_thread_option(cl, opt);
 	if (fuse_cl_in(opt, fuse_ignored_opts) || fuse_cl_has_prefix(opt, fuse_ignored_prefixes))
 		return 0;
 	cl->allow_other |= !strcmp(opt, "allow_other");
@@ -267,18 +310,23 @@ static int fuse_cl_add_opt(struct fuse_args *args, const char *opt, bool escape)
 }
 
 /*
- * The kernel mount is "ro" too, so the VFS refuses writes itself. fsname is
- * the image's absolute path, as df and mount(8) show for a block device.
- * allow_other without permission checks would hand every file to every user,
- * so default_permissions comes with it; without allow_other only the
- * mounting user, who can read the image anyway, gets in. Run by mount(8)
- * directly, dev and suid are the defaults as for any other filesystem (and as
- * mount.fuse3 makes them), so both mount paths give the same mount.
+ * A read-only kernel mount is "ro" too, so the VFS refuses writes itself.
+ * fsname is the image's absolute path, as df and mount(8) show for a block
+ * device. Permissions: a read-write mount always has the kernel check them
+ * (default_permissions), since the library checks none but the sticky and
+ * immutable rules, and the mounting user may create files owned by anyone's
+ * uid through it otherwise; read-only, allow_other without the checks would
+ * hand every file to every user, so default_permissions comes with it, and
+ * without allow_other only the mounting user, who can read the image anyway,
+ * gets in. Run by mount(8) directly, dev and suid are the defaults as for any
+ * other filesystem (and as mount.fuse3 makes them), so both mount paths give
+ * the same mount.
  */
 static int fuse_cl_default_opts(struct fuse_cl *cl, struct fuse_args *args)
 {
+	bool rw = !cl->lib.read_only;
 	char *fsname = NULL, *abs;
-	int ret = fuse_cl_add_opt(args, "ro", false);
+	int ret = fuse_cl_add_opt(args, rw ? "rw" : "ro", false);
 
 	if (ret == 0 && !cl->has_subtype)
 		ret = fuse_cl_add_opt(args, "subtype=uf2fs", false);
@@ -286,7 +334,7 @@ static int fuse_cl_default_opts(struct fuse_cl *cl, struct fuse_args *args)
 		ret = fuse_cl_add_opt(args, "dev", false);
 	if (ret == 0 && cl->helper && !cl->has_nosuid)
 		ret = fuse_cl_add_opt(args, "suid", false);
-	if (ret == 0 && cl->allow_other && !cl->has_default_permissions)
+	if (ret == 0 && (cl->allow_other || rw) && !cl->has_default_permissions)
 		ret = fuse_cl_add_opt(args, "default_permissions", false);
 	if (ret == 0 && !cl->has_fsname) {
 		abs = realpath(cl->image, NULL);
@@ -305,8 +353,10 @@ static int fuse_cl_parse(struct fuse_cl *cl, struct fuse_args *args)
 
 	cl->helper = !strncmp(base ? base + 1 : args->argv[0], "mount.", 6);
 	cl->clone_fd = true;
-	cl->max_idle_threads = FUSE_MAX_IDLE_THREADS;
+	cl->max_threads = FUSE_DEF_MAX_THREADS;
+	cl->max_idle_threads = -1;
 	uf2fs_default_options(&cl->lib);
+	cl->lib.read_only = true;
 	if (fuse_opt_parse(args, cl, fuse_cl_spec, fuse_cl_proc) < 0 || cl->bad)
 		return FUSE_EXIT_USAGE;
 	if (cl->show_help || cl->show_version)
@@ -353,6 +403,9 @@ static int fuse_daemon_fork(int *status_fd)
 	return 0;
 }
 
+/* Once stderr is /dev/null, shutdown errors go to syslog as well. */
+static bool fuse_daemon_detached;
+
 /* The parent exits with status; on success the child detaches from the tty. */
 static void fuse_daemon_report(int *status_fd, unsigned char status)
 {
@@ -361,6 +414,7 @@ static void fuse_daemon_report(int *status_fd, unsigned char status)
 	if (*status_fd < 0)
 		return;
 	if (status == FUSE_EXIT_OK) {
+		fuse_daemon_detached = true;
 		null = open("/dev/null", O_RDWR);
 		if (null >= 0) {
 			dup2(null, STDIN_FILENO);
@@ -391,28 +445,67 @@ static char *fuse_cl_mountpoint(const char *mountpoint)
 
 static int fuse_daemon_loop(struct fuse_session *se, const struct fuse_cl *cl)
 {
-	struct fuse_loop_config config = {
-		.clone_fd = cl->clone_fd,
-		.max_idle_threads = cl->max_idle_threads,
-	};
+	struct fuse_loop_config *config;
+	int ret;
 
 	if (cl->single_thread)
 		return fuse_session_loop(se);
-	return fuse_session_loop_mt(se, &config);
+	config = fuse_loop_cfg_create();
+	if (!config)
+		return -ENOMEM;
+	fuse_loop_cfg_set_clone_fd(config, cl->clone_fd);
+	fuse_loop_cfg_set_max_threads(config, cl->max_threads);
+	if (cl->max_idle_threads >= 0)
+		fuse_loop_cfg_set_idle_threads(config, cl->max_idle_threads);
+	ret = fuse_session_loop_mt(se, config);
+	fuse_loop_cfg_destroy(config);
+	return ret;
+}
+
+/* The final checkpoint; a failure is the daemon's exit status. */
+static int fuse_daemon_shutdown(struct fuse_uf2fs *u)
+{
+	int ret = fuse_uf2fs_shutdown(u);
+
+	if (ret == 0)
+		return FUSE_EXIT_OK;
+	fprintf(stderr, "uf2fs: %s: final checkpoint failed: %s; changes since the last "
+		"checkpoint may be lost\n", u->image, strerror(-ret));
+	if (fuse_daemon_detached)
+		syslog(LOG_ERR, "uf2fs: %s: final checkpoint failed: %s", u->image,
+		       strerror(-ret));
+	return FUSE_EXIT_FAIL;
+}
+
+/*
+ * The library may refuse a read-write mount (a feature it cannot write, an
+ * image that needs recovery, ...) with an error, which cli_mount_image
+ * prints. Should it instead come up read-only, the kernel mount, already
+ * set up read-write, would promise what it cannot keep: refuse too.
+ */
+static int fuse_daemon_mount_lib(struct fuse_cl *cl, struct fuse_uf2fs *u)
+{
+	if (cli_mount_image(cl->image, &cl->lib, &u->fs) < 0)
+		return -1;
+	u->mounted_rw = !uf2fs_is_read_only(u->fs);
+	if (!cl->lib.read_only && !u->mounted_rw) {
+		fprintf(stderr, "uf2fs: %s: cannot mount read-write: the library opened it "
+			"read-only\n", cl->image);
+		fuse_uf2fs_shutdown(u);
+		return -1;
+	}
+	u->root_ino = uf2fs_root_ino(u->fs);
+	return 0;
 }
 
 /* Library, then FUSE mount, then report success and serve until unmounted. */
 static int fuse_daemon_serve(struct fuse_session *se, struct fuse_cl *cl,
 			     struct fuse_uf2fs *u, const char *mountpoint, int *status_fd)
 {
-	int ret;
+	int ret, status;
 
-	if (cli_mount_image(cl->image, &cl->lib, &u->fs) < 0)
+	if (fuse_daemon_mount_lib(cl, u) < 0)
 		return FUSE_EXIT_FAIL;
-	if (cl->rw_requested)
-		fprintf(stderr, "uf2fs: note: read-write is not supported yet; mounting %s "
-			"read-only\n", cl->image);
-	u->root_ino = uf2fs_root_ino(u->fs);
 	ret = FUSE_EXIT_FAIL;
 	if (fuse_set_signal_handlers(se) < 0)
 		goto out_unmount_lib;
@@ -428,16 +521,18 @@ static int fuse_daemon_serve(struct fuse_session *se, struct fuse_cl *cl,
 out_signals:
 	fuse_remove_signal_handlers(se);
 out_unmount_lib:
-	uf2fs_unmount(u->fs);
-	u->fs = NULL;
-	return ret;
+	status = fuse_daemon_shutdown(u);
+	return ret == FUSE_EXIT_OK ? status : ret;
 }
 
 static int fuse_daemon_start(struct fuse_cl *cl, struct fuse_args *args)
 {
 	struct fuse_uf2fs u = {
+		.image = cl->image,
 		.direct_io = cl->direct_io,
+		.writeback_cache = cl->writeback_cache,
 		.timeout = cl->direct_io ? FUSE_DIRECT_TIMEOUT : FUSE_CACHED_TIMEOUT,
+		.shutdown_lock = PTHREAD_MUTEX_INITIALIZER,
 	};
 	struct fuse_session *se;
 	char *mountpoint;

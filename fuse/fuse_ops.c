@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The lowlevel ops table, the connection setup (init), and the namespace and
- * attribute ops: lookup, forget, getattr, readlink, statfs. Every handler is a
- * translation: FUSE node ids to f2fs inos, a library call, library attributes
- * to struct stat, negative errnos to replies. No f2fs logic lives here.
+ * The lowlevel ops table, the connection's life (init, and destroy with the
+ * final checkpoint), and the namespace and attribute ops: lookup, forget,
+ * getattr, readlink, statfs. Every handler is a translation: FUSE node ids
+ * to f2fs inos, a library call, library attributes to struct stat, negative
+ * errnos to replies. No f2fs logic lives here.
  */
 #include <string.h>
 #include <sys/stat.h>
@@ -19,6 +20,7 @@
 
 const struct fuse_lowlevel_ops fuse_uf2fs_ops = {
 	.init		= fuse_op_init,
+	.destroy	= fuse_op_destroy,
 	.lookup		= fuse_op_lookup,
 	.forget		= fuse_op_forget,
 	.forget_multi	= fuse_op_forget_multi,
@@ -35,8 +37,7 @@ const struct fuse_lowlevel_ops fuse_uf2fs_ops = {
 	.getxattr	= fuse_op_getxattr,
 	.listxattr	= fuse_op_listxattr,
 	.ioctl		= fuse_op_ioctl,
-	/* the write path: EROFS until it lands (fuse_write.c) */
-	.setattr	= fuse_op_setattr,
+	/* the write path; each answers EROFS on a read-only mount */
 	.mknod		= fuse_op_mknod,
 	.mkdir		= fuse_op_mkdir,
 	.unlink		= fuse_op_unlink,
@@ -45,10 +46,15 @@ const struct fuse_lowlevel_ops fuse_uf2fs_ops = {
 	.rename		= fuse_op_rename,
 	.link		= fuse_op_link,
 	.create		= fuse_op_create,
+	.setattr	= fuse_op_setattr,
 	.write		= fuse_op_write,
+	.fallocate	= fuse_op_fallocate,
+	.copy_file_range = fuse_op_copy_file_range,
+	.flush		= fuse_op_flush,
+	.fsync		= fuse_op_fsync,
+	.fsyncdir	= fuse_op_fsyncdir,
 	.setxattr	= fuse_op_setxattr,
 	.removexattr	= fuse_op_removexattr,
-	.fallocate	= fuse_op_fallocate,
 };
 
 static void fuse_want(struct fuse_conn_info *conn, unsigned int cap)
@@ -69,14 +75,24 @@ static void fuse_want(struct fuse_conn_info *conn, unsigned int cap)
  * - IOCTL_DIR: `uf2fs stats MNT` and lsattr -d ioctl a directory.
  * - CACHE_SYMLINKS: targets never change under us, so the page cache keeps
  *   them, except under direct_io where uf2fs's cache is the one measured.
+ * - ATOMIC_O_TRUNC: open(O_TRUNC) is one OPEN instead of SETATTR and OPEN.
+ * - WRITEBACK_CACHE, with -o writeback_cache on a read-write mount only: the
+ *   kernel keeps dirty pages and sends them in large WRITEs, and trusts its
+ *   own mtime, ctime and size. Off by default: data then reaches uf2fs at
+ *   write(2), and a SIGTERM cannot strand dirty pages in the kernel.
  * Left off:
+ * - HANDLE_KILLPRIV (libfuse turns it on by default): with it the kernel
+ *   leaves clearing setuid/setgid on write, truncate and chown to us, but
+ *   only it knows whether the caller has CAP_FSETID. Off, it sends a SETATTR
+ *   with the new mode, exactly when one is due. See fuse_write.c for why the
+ *   security.capability probe before each write stays either way.
  * - AUTO_INVAL_DATA: nothing changes the image behind the kernel, so checking
  *   mtime on every cached read would only cost GETATTRs.
  * - SPLICE_*: reads are answered from a plain buffer (fuse_reply_buf); splice
  *   only pays with fd-backed replies (fuse_reply_data). To measure later.
- * - WRITEBACK_CACHE: read-only.
- * -o options that libfuse parses (async_read, max_readahead=, ...) apply last,
- * so the user can override any of this.
+ * -o options that libfuse parses (async_read, max_readahead=, ...) apply
+ * next, so the user can override most of this; the two above that decide
+ * correctness are applied last.
  */
 void fuse_op_init(void *userdata, struct fuse_conn_info *conn)
 {
@@ -87,6 +103,7 @@ void fuse_op_init(void *userdata, struct fuse_conn_info *conn)
 	fuse_want(conn, FUSE_CAP_READDIRPLUS_AUTO);
 	fuse_want(conn, FUSE_CAP_PARALLEL_DIROPS);
 	fuse_want(conn, FUSE_CAP_IOCTL_DIR);
+	fuse_want(conn, FUSE_CAP_ATOMIC_O_TRUNC);
 	if (!u->direct_io)
 		fuse_want(conn, FUSE_CAP_CACHE_SYMLINKS);
 	conn->want &= ~(FUSE_CAP_AUTO_INVAL_DATA | FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE |
@@ -99,7 +116,41 @@ void fuse_op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->max_readahead = FUSE_UF2FS_MAX_READAHEAD;
 	if (u->conn_opts)
 		fuse_apply_conn_info_opts(u->conn_opts, conn);
-	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+	conn->want &= ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_HANDLE_KILLPRIV);
+	if (u->writeback_cache && u->mounted_rw)
+		fuse_want(conn, FUSE_CAP_WRITEBACK_CACHE);
+}
+
+/*
+ * uf2fs_unmount writes the final checkpoint of a read-write mount and returns
+ * its failure. A library that turned read-only while mounted read-write did
+ * so on an error, and what it had not checkpointed is lost: a failure too.
+ */
+int fuse_uf2fs_shutdown(struct fuse_uf2fs *u)
+{
+	bool failed_ro;
+	int ret;
+
+	pthread_mutex_lock(&u->shutdown_lock);
+	if (u->fs) {
+		failed_ro = u->mounted_rw && uf2fs_is_read_only(u->fs);
+		u->shutdown_err = uf2fs_unmount(u->fs);
+		if (failed_ro && u->shutdown_err == 0)
+			u->shutdown_err = -EIO;
+		u->fs = NULL;
+	}
+	ret = u->shutdown_err;
+	pthread_mutex_unlock(&u->shutdown_lock);
+	return ret;
+}
+
+/*
+ * FUSE_DESTROY (sent by umount(2) on fuseblk mounts, which then wait for the
+ * reply), or libfuse at session teardown. Either way no request follows.
+ */
+void fuse_op_destroy(void *userdata)
+{
+	fuse_uf2fs_shutdown(userdata);
 }
 
 void fuse_uf2fs_stat(const struct uf2fs_attr *attr, struct stat *st)

@@ -2,8 +2,9 @@
 /*
  * What the FUSE front end's files share: the per-mount state handed to every
  * request, the mapping between FUSE node ids and f2fs inode numbers, the
- * conversion of library attributes to struct stat, and the op handlers that
- * fuse_ops.c gathers into the lowlevel ops table.
+ * conversion of library attributes to struct stat, the replies every op
+ * family needs (errors, new entries, the read-only refusal), and the op
+ * handlers that fuse_ops.c gathers into the lowlevel ops table.
  *
  * Handlers are named fuse_op_<op>; nothing here may start with a prefix that
  * libfuse exports or may export (fuse_fs_, fuse_reply_, fuse_session_, ...):
@@ -12,10 +13,12 @@
 #ifndef UF2FS_FUSE_PRIV_H
 #define UF2FS_FUSE_PRIV_H
 
-#define FUSE_USE_VERSION 35
+/* 3.12: the loop config is opaque and has max_threads (fuse_loop_cfg_*). */
+#define FUSE_USE_VERSION 312
 
 #include <errno.h>
 #include <fuse_lowlevel.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,11 +30,16 @@
 #define FUSE_UF2FS_SYMLINK_MAX	4096
 
 struct fuse_uf2fs {
-	struct uf2fs *fs;
+	struct uf2fs *fs;		/* NULL once shut down */
+	const char *image;		/* for messages */
 	uint32_t root_ino;		/* the f2fs ino behind FUSE_ROOT_ID */
+	bool mounted_rw;		/* the library opened the image read-write */
 	bool direct_io;			/* bypass the kernel page cache */
+	bool writeback_cache;		/* -o writeback_cache: the kernel batches writes */
 	double timeout;			/* entry and attr validity, seconds */
 	struct fuse_conn_info_opts *conn_opts;	/* -o async_read etc., applied in init */
+	pthread_mutex_t shutdown_lock;	/* destroy and the main thread may race */
+	int shutdown_err;		/* the final checkpoint's result */
 };
 
 static inline struct fuse_uf2fs *fuse_uf2fs_of(fuse_req_t req)
@@ -66,19 +74,60 @@ static inline fuse_ino_t fuse_ino_from_f2fs(const struct fuse_uf2fs *u, uint32_t
  * not know (>= 512), which would turn into EINVAL far from the cause; map any
  * such value to EIO here.
  */
+/*
+ * ENOSYS is never passed on: for most ops the kernel takes it as "not
+ * implemented" and stops sending that op for the life of the mount (no_fsync,
+ * no_setxattr, no_fallocate, ...), which one transient library error must not do.
+ */
 static inline void fuse_op_error(fuse_req_t req, long err)
 {
 	int e = err < 0 ? (int)-err : (int)err;
 
+	if (e == ENOSYS)
+		e = EOPNOTSUPP;
 	fuse_reply_err(req, e > 0 && e < 512 ? e : EIO);
+}
+
+/* The reply of ops that answer only a status: 0 or a negative errno. */
+static inline void fuse_op_status(fuse_req_t req, long ret)
+{
+	if (ret < 0)
+		fuse_op_error(req, ret);
+	else
+		fuse_reply_err(req, 0);
+}
+
+/*
+ * Every op that modifies the image starts here. The library answers EROFS
+ * itself, but may also turn read-only at run time (after an I/O error), so
+ * ask it each time rather than trust the mount option; it is a flag read.
+ */
+static inline bool fuse_uf2fs_refuse_ro(fuse_req_t req, struct fuse_uf2fs *u)
+{
+	if (!uf2fs_is_read_only(u->fs))
+		return false;
+	fuse_reply_err(req, EROFS);
+	return true;
 }
 
 void fuse_uf2fs_stat(const struct uf2fs_attr *attr, struct stat *st);
 /* getattr and fill a reply entry: node id, generation, stat and timeouts. */
 int fuse_uf2fs_entry(struct fuse_uf2fs *u, uint32_t ino, struct fuse_entry_param *e);
+/* The length of a name from the kernel, or -ENAMETOOLONG past f2fs's limit. */
+int fuse_uf2fs_name_len(const char *name, size_t *len);
+/* How open and create set up a file: who caches, whether close sends FLUSH. */
+void fuse_uf2fs_file_setup(const struct fuse_uf2fs *u, struct fuse_file_info *fi);
+/* A per-worker-thread buffer of at least size bytes (reads, copies), or NULL. */
+char *fuse_uf2fs_buf(size_t size);
+/*
+ * The final checkpoint and library unmount, once, from whichever comes first:
+ * the destroy op or the main thread after the loop. Returns its result.
+ */
+int fuse_uf2fs_shutdown(struct fuse_uf2fs *u);
 
 /* fuse_ops.c: connection and namespace */
 void fuse_op_init(void *userdata, struct fuse_conn_info *conn);
+void fuse_op_destroy(void *userdata);
 void fuse_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name);
 void fuse_op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup);
 void fuse_op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets);
@@ -103,15 +152,16 @@ void fuse_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
 /* fuse_xattr.c */
 void fuse_op_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name, size_t size);
 void fuse_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size);
+void fuse_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+		      size_t size, int flags);
+void fuse_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
 
 /* fuse_ioctl.c */
 void fuse_op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 		   struct fuse_file_info *fi, unsigned int flags, const void *in_buf,
 		   size_t in_bufsz, size_t out_bufsz);
 
-/* fuse_write.c: every op that would modify the image */
-void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
-		     struct fuse_file_info *fi);
+/* fuse_namei.c: ops that create, link, remove and rename names */
 void fuse_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		   dev_t rdev);
 void fuse_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode);
@@ -123,13 +173,21 @@ void fuse_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 void fuse_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname);
 void fuse_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		    struct fuse_file_info *fi);
+
+/* fuse_write.c: ops that change a file's data or attributes, or make it durable */
+void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		     struct fuse_file_info *fi);
 void fuse_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		   struct fuse_file_info *fi);
-void fuse_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
-		      size_t size, int flags);
-void fuse_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name);
 void fuse_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
 		       struct fuse_file_info *fi);
+void fuse_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+			     struct fuse_file_info *fi_in, fuse_ino_t ino_out, off_t off_out,
+			     struct fuse_file_info *fi_out, size_t len, int flags);
+void fuse_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi);
+void fuse_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi);
+void fuse_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+		      struct fuse_file_info *fi);
 
 extern const struct fuse_lowlevel_ops fuse_uf2fs_ops;
 

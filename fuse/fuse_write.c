@@ -1,81 +1,278 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Every op that would modify the image. Until the write path lands they all
- * answer EROFS; each becomes a translation to the library's namei.c, file.c
- * and xattr.c calls, as the read ops are. The mount also carries the kernel's
- * "ro" flag, so the VFS normally refuses first; these answer whatever gets
- * through (a mount without it, or ops the VFS does not gate).
+ * Ops that change a file's data or attributes, or make them durable:
+ * setattr, write, fallocate, copy_file_range, flush, fsync and fsyncdir.
+ * Each is a translation to the library's file.c calls, plus the one piece of
+ * VFS policy the kernel leaves to us under direct_io: dropping setuid,
+ * setgid and file capabilities on write (see fuse_write_kill_priv).
+ *
+ * Durability is the library's: a write is in its cache when we reply, fsync
+ * makes one file durable, and the final checkpoint at unmount makes all of
+ * it durable (fuse_uf2fs_shutdown).
  */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include "fuse_priv.h"
+
+/* Larger requests are split: the reply's byte count is 32 bits. */
+#define FUSE_COPY_MAX		(1u << 30)
+/* The step of copy_file_range: a whole large folio's worth, like cat. */
+#define FUSE_COPY_CHUNK		(1u << 20)
+#define FUSE_XATTR_CAPS		"security.capability"
+
+static const struct {
+	int fuse;
+	unsigned int uf2fs;
+} fuse_setattr_bits[] = {
+	{ FUSE_SET_ATTR_MODE,		UF2FS_SET_MODE },
+	{ FUSE_SET_ATTR_UID,		UF2FS_SET_UID },
+	{ FUSE_SET_ATTR_GID,		UF2FS_SET_GID },
+	{ FUSE_SET_ATTR_SIZE,		UF2FS_SET_SIZE },
+	{ FUSE_SET_ATTR_ATIME,		UF2FS_SET_ATIME },
+	{ FUSE_SET_ATTR_MTIME,		UF2FS_SET_MTIME },
+	{ FUSE_SET_ATTR_ATIME_NOW,	UF2FS_SET_ATIME_NOW },
+	{ FUSE_SET_ATTR_MTIME_NOW,	UF2FS_SET_MTIME_NOW },
+	{ FUSE_SET_ATTR_CTIME,		UF2FS_SET_CTIME },
+};
+
+/*
+ * FUSE_SET_ATTR_* to UF2FS_SET_*. The kernel sends ATIME with ATIME_NOW (and
+ * MTIME with MTIME_NOW) for "now", so _NOW wins. A size change without an
+ * mtime is open(O_TRUNC) or ftruncate(2), where the kernel expects the
+ * filesystem to stamp mtime itself (fuse_do_setattr's update_mtime()).
+ * KILL_SUID/KILL_SGID come only with HANDLE_KILLPRIV_V2, which is never
+ * negotiated (fuse_op_init), so the kernel sends the new mode instead.
+ */
+static unsigned int fuse_setattr_valid(int to_set)
+{
+	unsigned int valid = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(fuse_setattr_bits) / sizeof(fuse_setattr_bits[0]); i++)
+		if (to_set & fuse_setattr_bits[i].fuse)
+			valid |= fuse_setattr_bits[i].uf2fs;
+	if (valid & UF2FS_SET_ATIME_NOW)
+		valid &= ~UF2FS_SET_ATIME;
+	if (valid & UF2FS_SET_MTIME_NOW)
+		valid &= ~UF2FS_SET_MTIME;
+	if ((valid & UF2FS_SET_SIZE) && !(valid & (UF2FS_SET_MTIME | UF2FS_SET_MTIME_NOW)))
+		valid |= UF2FS_SET_MTIME_NOW;
+	return valid;
+}
+
+static void fuse_setattr_fill(const struct stat *st, struct uf2fs_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->mode = st->st_mode;
+	attr->uid = st->st_uid;
+	attr->gid = st->st_gid;
+	attr->size = st->st_size;
+	attr->atime = st->st_atim;
+	attr->mtime = st->st_mtim;
+	attr->ctime = st->st_ctim;
+}
 
 void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		     struct fuse_file_info *fi)
 {
-	fuse_reply_err(req, EROFS);
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	uint32_t f2fs_ino = fuse_ino_to_f2fs(u, ino);
+	unsigned int valid = fuse_setattr_valid(to_set);
+	struct uf2fs_attr in, out;
+	struct stat st;
+	int ret;
+
+	if (fuse_uf2fs_refuse_ro(req, u))
+		return;
+	fuse_setattr_fill(attr, &in);
+	/* Nothing we know to change (only FORCE or KILL bits): just the attributes. */
+	if (valid)
+		ret = uf2fs_setattr(u->fs, f2fs_ino, &in, valid, &out);
+	else
+		ret = uf2fs_getattr(u->fs, f2fs_ino, &out);
+	if (ret < 0) {
+		fuse_op_error(req, ret);
+		return;
+	}
+	fuse_uf2fs_stat(&out, &st);
+	fuse_reply_attr(req, &st, u->timeout);
 }
 
-void fuse_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
-		   dev_t rdev)
+/*
+ * security.capability and the per-write GETXATTR
+ *
+ * On every write(2) through the page cache the kernel runs
+ * file_remove_privs() (fs/fuse/file.c, fuse_cache_write_iter, also reached
+ * through generic_file_write_iter under writeback_cache, and through
+ * file_modified() for copy_file_range and fallocate). It skips the check only
+ * for inodes marked S_NOSEC, and fuse_sb_defaults() (fs/fuse/inode.c) clears
+ * SB_NOSEC on every FUSE superblock, so S_NOSEC is never set:
+ * cap_inode_need_killpriv() then asks for security.capability with
+ * __vfs_getxattr(), which is one FUSE_GETXATTR round trip (size 0) per
+ * write(2) call, not per page. Nothing negotiable turns it off:
+ * - HANDLE_KILLPRIV (v1) and HANDLE_KILLPRIV_V2 change who clears
+ *   setuid/setgid on write, truncate and chown (the kernel's SETATTR with a
+ *   new mode, or the server), and V2 makes writeback_cache fall back to
+ *   write-through when suid/sgid is set; the GETXATTR stays in both.
+ * - Answering ENOSYS makes the kernel set no_getxattr, which turns off every
+ *   xattr read on the mount.
+ * So the probe is answered as cheaply as possible (fuse_op_getxattr: size 0,
+ * no allocation, one library lookup), and HANDLE_KILLPRIV is left off so
+ * that the kernel, which knows the caller's CAP_FSETID, clears the bits
+ * itself with a SETATTR, and the library need not know credentials.
+ *
+ * Only direct_io avoids the probe: fuse_direct_write_iter() never calls
+ * file_remove_privs() and instead flags each WRITE with
+ * FUSE_WRITE_KILL_SUIDGID when the writer lacks CAP_FSETID. libfuse 3.14
+ * does not pass that flag on, so under direct_io the daemon does the VFS's
+ * job here: drop security.capability on any write, and setuid (and setgid
+ * when group-executable) unless the writer is root, our stand-in for
+ * CAP_FSETID. Both checks are library calls on a cached inode, no kernel
+ * round trip.
+ */
+static int fuse_write_kill_priv(fuse_req_t req, struct fuse_uf2fs *u, uint32_t ino)
 {
-	fuse_reply_err(req, EROFS);
-}
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct uf2fs_attr attr, out;
+	uint32_t kill;
+	int ret;
 
-void fuse_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
-{
-	fuse_reply_err(req, EROFS);
-}
-
-void fuse_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
-{
-	fuse_reply_err(req, EROFS);
-}
-
-void fuse_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
-{
-	fuse_reply_err(req, EROFS);
-}
-
-void fuse_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
-{
-	fuse_reply_err(req, EROFS);
-}
-
-void fuse_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
-		    fuse_ino_t newparent, const char *newname, unsigned int flags)
-{
-	fuse_reply_err(req, EROFS);
-}
-
-void fuse_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
-{
-	fuse_reply_err(req, EROFS);
-}
-
-void fuse_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
-		    struct fuse_file_info *fi)
-{
-	fuse_reply_err(req, EROFS);
+	if (uf2fs_getxattr(u->fs, ino, FUSE_XATTR_CAPS, NULL, 0) >= 0) {
+		ret = uf2fs_removexattr(u->fs, ino, FUSE_XATTR_CAPS);
+		if (ret < 0 && ret != -ENODATA)
+			return ret;
+	}
+	if (ctx->uid == 0)
+		return 0;
+	ret = uf2fs_getattr(u->fs, ino, &attr);
+	if (ret < 0)
+		return ret;
+	kill = S_ISUID | ((attr.mode & S_IXGRP) ? S_ISGID : 0);
+	if (!(attr.mode & kill))
+		return 0;
+	attr.mode &= ~kill;
+	return uf2fs_setattr(u->fs, ino, &attr, UF2FS_SET_MODE, &out);
 }
 
 void fuse_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
-	fuse_reply_err(req, EROFS);
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	uint32_t f2fs_ino = fuse_ino_to_f2fs(u, ino);
+	ssize_t n = 0;
+
+	if (fuse_uf2fs_refuse_ro(req, u))
+		return;
+	/* As the VFS does, before the data: a write that cannot drop them fails. */
+	if (u->direct_io && !fi->writepage)
+		n = fuse_write_kill_priv(req, u, f2fs_ino);
+	if (n == 0)
+		n = uf2fs_write(u->fs, f2fs_ino, buf, size, off);
+	if (n < 0)
+		fuse_op_error(req, n);
+	else
+		fuse_reply_write(req, n);
 }
 
-void fuse_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
-		      size_t size, int flags)
-{
-	fuse_reply_err(req, EROFS);
-}
-
-void fuse_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
-{
-	fuse_reply_err(req, EROFS);
-}
-
+/*
+ * The kernel passes on only KEEP_SIZE, PUNCH_HOLE and ZERO_RANGE; which
+ * combinations work is the library's to say (EOPNOTSUPP otherwise).
+ */
 void fuse_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
 		       struct fuse_file_info *fi)
 {
-	fuse_reply_err(req, EROFS);
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+
+	if (fuse_uf2fs_refuse_ro(req, u))
+		return;
+	if (offset < 0 || length <= 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	fuse_op_status(req, uf2fs_fallocate(u->fs, fuse_ino_to_f2fs(u, ino), mode, offset,
+					    length));
+}
+
+/*
+ * Read and write in 1 MiB steps inside the daemon: the data never crosses
+ * into the kernel, and each step is one large folio for the library. A
+ * short count (EOF, or an error after some progress) is a valid answer;
+ * the caller loops.
+ */
+static ssize_t fuse_copy(struct fuse_uf2fs *u, uint32_t in, uint64_t off_in, uint32_t out,
+			 uint64_t off_out, size_t len)
+{
+	char *buf = fuse_uf2fs_buf(FUSE_COPY_CHUNK);
+	size_t done = 0;
+	ssize_t n = 0, w;
+
+	if (!buf)
+		return -ENOMEM;
+	while (done < len) {
+		n = uf2fs_read(u->fs, in, buf, len - done < FUSE_COPY_CHUNK ?
+			       len - done : FUSE_COPY_CHUNK, off_in + done);
+		if (n <= 0)
+			break;
+		w = uf2fs_write(u->fs, out, buf, n, off_out + done);
+		if (w < 0) {
+			n = w;
+			break;
+		}
+		done += w;
+		if (w < n)
+			break;
+	}
+	return done ? (ssize_t)done : n;
+}
+
+void fuse_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
+			     struct fuse_file_info *fi_in, fuse_ino_t ino_out, off_t off_out,
+			     struct fuse_file_info *fi_out, size_t len, int flags)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	ssize_t n;
+
+	if (fuse_uf2fs_refuse_ro(req, u))
+		return;
+	if (flags != 0 || off_in < 0 || off_out < 0) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	n = fuse_copy(u, fuse_ino_to_f2fs(u, ino_in), off_in, fuse_ino_to_f2fs(u, ino_out),
+		      off_out, len < FUSE_COPY_MAX ? len : FUSE_COPY_MAX);
+	if (n < 0)
+		fuse_op_error(req, n);
+	else
+		fuse_reply_write(req, n);
+}
+
+/* Only sent under writeback_cache (fuse_uf2fs_file_setup sets noflush). */
+void fuse_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	fuse_reply_err(req, 0);
+}
+
+/* A read-only mount has nothing to make durable; fsync(2) succeeds there. */
+static void fuse_do_fsync(fuse_req_t req, fuse_ino_t ino, int datasync)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+
+	if (uf2fs_is_read_only(u->fs)) {
+		fuse_reply_err(req, 0);
+		return;
+	}
+	fuse_op_status(req, uf2fs_fsync(u->fs, fuse_ino_to_f2fs(u, ino), datasync != 0));
+}
+
+void fuse_op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, struct fuse_file_info *fi)
+{
+	fuse_do_fsync(req, ino, datasync);
+}
+
+void fuse_op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync,
+		      struct fuse_file_info *fi)
+{
+	fuse_do_fsync(req, ino, datasync);
 }

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Xattr ops: getxattr and listxattr. Both follow the xattr(7) size protocol:
- * size 0 asks for the length, answered with fuse_reply_xattr; otherwise the
- * value, or ERANGE when it does not fit. Writes are in fuse_write.c.
+ * Xattr ops: getxattr, listxattr, setxattr and removexattr. The reads follow
+ * the xattr(7) size protocol: size 0 asks for the length, answered with
+ * fuse_reply_xattr; otherwise the value, or ERANGE when it does not fit.
+ *
+ * getxattr is on the write path: the kernel asks for security.capability,
+ * size 0, before every write(2) (see fuse_write.c). That probe allocates
+ * nothing and costs one library lookup.
  */
 #include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
 
 #include "fuse_priv.h"
 
@@ -53,4 +59,35 @@ void fuse_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	ret = uf2fs_listxattr(u->fs, fuse_ino_to_f2fs(u, ino), buf, size);
 	fuse_xattr_reply(req, ret, buf, size);
 	free(buf);
+}
+
+/* The kernel's XATTR_NAME_MAX; the VFS checks it too, the library's limit is its own. */
+#define FUSE_XATTR_NAME_MAX	255
+
+void fuse_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
+		      size_t size, int flags)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+
+	if (fuse_uf2fs_refuse_ro(req, u))
+		return;
+	if (strlen(name) > FUSE_XATTR_NAME_MAX) {
+		fuse_reply_err(req, ERANGE);
+		return;
+	}
+	if (flags & ~(XATTR_CREATE | XATTR_REPLACE)) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	fuse_op_status(req, uf2fs_setxattr(u->fs, fuse_ino_to_f2fs(u, ino), name, value, size,
+					   flags));
+}
+
+void fuse_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+
+	if (fuse_uf2fs_refuse_ro(req, u))
+		return;
+	fuse_op_status(req, uf2fs_removexattr(u->fs, fuse_ino_to_f2fs(u, ino), name));
 }

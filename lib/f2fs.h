@@ -320,6 +320,8 @@ struct f2fs_sm_info {
 
 int f2fs_allocate_block(struct f2fs_sb_info *sbi, int type, const struct f2fs_summary *sum,
 			block_t *out);
+int f2fs_allocate_block_next(struct f2fs_sb_info *sbi, int type, const struct f2fs_summary *sum,
+			     block_t *out, block_t *next);
 void f2fs_invalidate_block(struct f2fs_sb_info *sbi, block_t blk);
 bool f2fs_block_is_valid(struct f2fs_sb_info *sbi, block_t blk);
 int f2fs_flush_sit(struct f2fs_sb_info *sbi);

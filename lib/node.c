@@ -543,11 +543,13 @@ int f2fs_write_node_folio(struct f2fs_sb_info *sbi, struct folio *f)
 	ret = f2fs_get_node_info(sbi, nid, &ni);
 	if (ret)
 		return ret;
-	ret = f2fs_allocate_block(sbi, node_seg_type(n), &sum, &blk);
+	block_t next;
+
+	ret = f2fs_allocate_block_next(sbi, node_seg_type(n), &sum, &blk, &next);
 	if (ret)
 		return ret;
 	n->footer.cp_ver = f2fs_node_cp_ver(sbi);
-	n->footer.next_blkaddr = blk + 1;
+	n->footer.next_blkaddr = next;
 	if (ofs_of_node(n) == 0 && le32(n->footer.ino) == nid &&
 	    f2fs_has_feature(sbi, F2FS_FEATURE_INODE_CHKSUM) && (n->i.i_inline & F2FS_EXTRA_ATTR))
 		n->i.i_inode_checksum = f2fs_inode_chksum(sbi->chksum_seed, n);

@@ -75,6 +75,33 @@ out:
 	return ret;
 }
 
+/*
+ * After a checkpoint that was not an unmount, the SSA slot of a current
+ * node segment is stale: rebuild it from the node footers of the blocks
+ * written so far, as the kernel's f2fs_restore_node_summary does.
+ */
+static int restore_node_summary(struct f2fs_sb_info *sbi, int type)
+{
+	struct curseg_info *cs = &sbi->sm.curseg[type];
+	struct f2fs_summary_block *sum = sbi->sm.sum_blk[type];
+	block_t start = sbi->main_blkaddr + cs->segno * sbi->blocks_per_seg;
+	struct f2fs_node *n = malloc(F2FS_BLKSIZE);
+
+	if (!n)
+		return -ENOMEM;
+	memset(sum->entries, 0, sizeof(sum->entries));
+	sum->footer.entry_type = SUM_TYPE_NODE;
+	for (unsigned int i = 0; i < cs->next_blkoff; i++) {
+		if (f2fs_dev_read_blocks(&sbi->dev, n, start + i, 1)) {
+			free(n);
+			return f2fs_error(sbi, EIO, "node block %u: read failed", start + i);
+		}
+		sum->entries[i].nid = n->footer.nid;
+	}
+	free(n);
+	return 0;
+}
+
 static int read_normal_summary(struct f2fs_sb_info *sbi, int type)
 {
 	struct f2fs_checkpoint *cp = sbi->ckpt;
@@ -93,6 +120,8 @@ static int read_normal_summary(struct f2fs_sb_info *sbi, int type)
 			     type <= CURSEG_COLD_DATA ? "data" : "node");
 	if (ret)
 		return ret;
+	if (type > CURSEG_COLD_DATA && !in_cp)
+		return restore_node_summary(sbi, type);
 	if (sbi->sm.sum_blk[type]->footer.entry_type !=
 	    (type <= CURSEG_COLD_DATA ? SUM_TYPE_DATA : SUM_TYPE_NODE))
 		return f2fs_error(sbi, EFSCORRUPTED, "summary (block %u): wrong summary type %u",
@@ -358,6 +387,17 @@ static int new_curseg(struct f2fs_sb_info *sbi, int type)
 int f2fs_allocate_block(struct f2fs_sb_info *sbi, int type, const struct f2fs_summary *sum,
 			block_t *out)
 {
+	return f2fs_allocate_block_next(sbi, type, sum, out, NULL);
+}
+
+/*
+ * Like the kernel, open the next segment as soon as one fills, so that the
+ * address of the next free block (what node footers chain through for
+ * roll-forward recovery) is known when a block is handed out.
+ */
+int f2fs_allocate_block_next(struct f2fs_sb_info *sbi, int type, const struct f2fs_summary *sum,
+			     block_t *out, block_t *next)
+{
 	struct f2fs_sm_info *sm = &sbi->sm;
 	struct curseg_info *cs = &sm->curseg[type];
 	struct seg_entry *se;
@@ -379,6 +419,11 @@ int f2fs_allocate_block(struct f2fs_sb_info *sbi, int type, const struct f2fs_su
 	bit_set(sm->dirty_sit, cs->segno);
 	cs->next_blkoff++;
 	sm->valid_blocks++;
+	if (cs->next_blkoff >= sbi->blocks_per_seg)
+		new_curseg(sbi, type);	/* on failure the next allocation tries again */
+	if (next)
+		*next = cs->next_blkoff < sbi->blocks_per_seg ?
+			sbi->main_blkaddr + cs->segno * sbi->blocks_per_seg + cs->next_blkoff : 0;
 out:
 	pthread_mutex_unlock(&sm->lock);
 	return ret;

@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make bench`: read throughput of uf2fs beside its peers, in one run.
+#
+#   targets   tmpfs (the physical limit), libfuse's passthrough_ll over tmpfs
+#             with -o writeback,cache=always (the FUSE ceiling), fuse2fs on an
+#             ext4 image, and uf2fs on an f2fs image in several configurations
+#   rows      sequential read (fio, psync, buffered, iodepth 1) of a 256 MiB
+#             data file and of a 256 MiB hole-only file, bs 4k/64k/1M, cold
+#             (drop caches + remount) and warm (second read)
+#   output    a table of MiB/s and ratios on stdout, $BUILD/bench/results.md,
+#             raw samples in $BUILD/bench/results-<date>.json
+#
+# It prints and never asserts: the seed target (uf2fs >= 1.5x fuse2fs on every
+# read row) is marked per row, not enforced.
+#
+#   BENCH_QUICK=1   smoke run: 64 MiB files, bs 4k and 1M, one repetition
+#   BENCH_REPS=N    repetitions per measurement (default 3; median reported)
+#   BENCH_SIZE=256M file size; BENCH_BS="4k 64k 1M"; BENCH_TARGETS="tmpfs uf2fs ..."
+#   BENCH_DIR=DIR   where images and data live (default: a dir on /dev/shm)
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD;; esac
+export BUILD TOP
+OUT=$BUILD/bench
+mkdir -p "$OUT"
+
+note() { echo "bench: $*" >&2; }
+
+for c in fio python3 fusermount3 mkfs.f2fs sload.f2fs mkfs.ext4 fuse2fs cc pkg-config; do
+	command -v "$c" >/dev/null || { note "$c is missing; install it (make does, as root)"; exit 1; }
+done
+[ -x "$BUILD/uf2fs" ] || { note "$BUILD/uf2fs is not built (run make)"; exit 1; }
+
+# libfuse's passthrough_ll, the FUSE ceiling: the example source ships with
+# libfuse3-dev (possibly gzipped) and needs passthrough_helpers.h beside it.
+PT=$OUT/passthrough_ll
+if [ ! -x "$PT" ]; then
+	ex=/usr/share/doc/libfuse3-dev/examples
+	mkdir -p "$OUT/src"
+	for f in passthrough_ll.c passthrough_helpers.h; do
+		if [ -f "$ex/$f" ]; then cp "$ex/$f" "$OUT/src/$f"
+		elif [ -f "$ex/$f.gz" ]; then zcat "$ex/$f.gz" >"$OUT/src/$f"
+		else note "$ex/$f not found (libfuse3-dev examples)"; exit 1
+		fi
+	done
+	note "building passthrough_ll"
+	# shellcheck disable=SC2046
+	cc -O2 -w -o "$PT" "$OUT/src/passthrough_ll.c" $(pkg-config --cflags --libs fuse3) -pthread
+fi
+
+exec python3 "$TOP/bench/bench.py" --passthrough "$PT" --uf2fs "$BUILD/uf2fs" --out "$OUT" "$@"

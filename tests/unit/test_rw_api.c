@@ -1,0 +1,1412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The read-write library API, called directly (no FUSE), on fresh mkfs.f2fs
+ * images: every namespace and data operation and its POSIX edge cases.
+ *
+ * Each test is one scenario on its own image. It records what it did in a
+ * model (tests/unit/test_rw_common.h); at the end the model is verified on
+ * the read-write mount, then the image is unmounted (final checkpoint),
+ * checked with fsck.f2fs -f --dry-run, remounted read-write and verified
+ * (no cache: everything comes from disk), unmounted, fsck'd again, mounted
+ * read-only and verified once more. Scenarios whose files do not fit a flat
+ * in-memory model (sparse files of TiBs) add their own checks to every phase.
+ *
+ * Env: UF2FS_TMPDIR/TMPDIR for the images, KEEP_TMP=1 keeps them.
+ */
+#include "test_rw_common.h"
+
+#include <time.h>
+
+struct ctx {
+	char img[PATH_MAX];
+	struct uf2fs *fs;
+	struct model m;
+	void (*extra)(struct uf2fs *fs, const char *when);
+};
+
+static struct ctx C;
+
+#define FS (C.fs)
+#define M (&C.m)
+
+static void begin_feat(const char *name, const char *features, unsigned int mb)
+{
+	memset(&C, 0, sizeof(C));
+	snprintf(rw_context, sizeof(rw_context), "test %s", name);
+	rw_img_path(C.img, sizeof(C.img), name);
+	rw_mkfs(C.img, mb, features);
+	C.fs = rw_mount(C.img, false);
+	model_init(&C.m);
+}
+
+static void begin(const char *name)
+{
+	begin_feat(name, RW_FEATURES_DEFAULT, 256);
+}
+
+static void verify_phase(const char *when)
+{
+	RW_VERIFY(C.fs, &C.m, when);
+	if (C.extra)
+		C.extra(C.fs, when);
+}
+
+/* Verify, then unmount / fsck / rw remount / verify / unmount / fsck / ro / verify. */
+static void end(void)
+{
+	verify_phase("rw, before unmount");
+	rw_unmount(C.fs);
+	C.fs = NULL;
+	RW_FSCK(C.img);
+	C.fs = rw_mount(C.img, false);
+	verify_phase("rw remount");
+	rw_unmount(C.fs);
+	C.fs = NULL;
+	RW_FSCK(C.img);
+	C.fs = rw_mount(C.img, true);
+	verify_phase("ro remount");
+	rw_unmount(C.fs);
+	C.fs = NULL;
+	RW_FSCK(C.img);
+	model_free(&C.m);
+	rw_context[0] = 0;
+}
+
+/* Unmount and mount read-write again in the middle of a scenario. */
+static void remount_rw(void)
+{
+	rw_unmount(C.fs);
+	RW_FSCK(C.img);
+	C.fs = rw_mount(C.img, false);
+}
+
+static uint32_t ino_of(const char *path)
+{
+	return rw_ino(C.fs, path);
+}
+
+static struct uf2fs_attr attr_of(const char *path)
+{
+	struct uf2fs_attr a;
+
+	RW_OK(uf2fs_getattr(C.fs, ino_of(path), &a));
+	return a;
+}
+
+static int lookup_err(const char *path)
+{
+	uint32_t ino;
+
+	return uf2fs_resolve(C.fs, path, &ino);
+}
+
+#define NAME(s) (s), strlen(s)
+
+static struct timespec now_ts(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t;
+}
+
+static int ts_cmp(struct timespec a, struct timespec b)
+{
+	if (a.tv_sec != b.tv_sec)
+		return a.tv_sec < b.tv_sec ? -1 : 1;
+	return a.tv_nsec < b.tv_nsec ? -1 : a.tv_nsec > b.tv_nsec;
+}
+
+/* t is in [lo, hi] (with a little slack for coarse clocks) */
+static void expect_between(struct timespec t, struct timespec lo, struct timespec hi,
+			   const char *what)
+{
+	lo.tv_sec -= 1;
+	hi.tv_sec += 1;
+	if (ts_cmp(t, lo) < 0 || ts_cmp(t, hi) > 0)
+		RW_FAIL("%s: %lld.%09ld is not between %lld and %lld", what, (long long)t.tv_sec,
+			t.tv_nsec, (long long)lo.tv_sec, (long long)hi.tv_sec);
+}
+
+/* /// Creation /// */
+
+static void t_create_types(void **state)
+{
+	uint32_t root, ino, d;
+	struct uf2fs_attr a;
+
+	begin("create_types");
+	root = uf2fs_root_ino(FS);
+	rw_create(FS, M, "reg", S_IFREG | 0644, 0, NULL);
+	rw_create(FS, M, "fifo", S_IFIFO | 0600, 0, NULL);
+	rw_create(FS, M, "sock", S_IFSOCK | 0755, 0, NULL);
+	rw_create(FS, M, "chr", S_IFCHR | 0620, makedev(1, 3), NULL);
+	rw_create(FS, M, "blk", S_IFBLK | 0660, makedev(8, 1), NULL);
+	/* new (large) encodings: 12-bit major, 20-bit minor */
+	rw_create(FS, M, "chr-big", S_IFCHR | 0600, makedev(259, 70000), NULL);
+	rw_create(FS, M, "blk-big", S_IFBLK | 0600, makedev(4095, 1048575), NULL);
+	rw_create(FS, M, "chr-minor256", S_IFCHR | 0600, makedev(10, 256), NULL);
+	rw_create(FS, M, "chr-major256", S_IFCHR | 0600, makedev(256, 1), NULL);
+	rw_create(FS, M, "mode0", S_IFREG | 0, 0, NULL);
+	rw_create(FS, M, "suid", S_IFREG | 06755, 0, NULL);
+
+	ino = ino_of("blk-big");
+	RW_OK(uf2fs_getattr(FS, ino, &a));
+	assert_int_equal(major(a.rdev), 4095);
+	assert_int_equal(minor(a.rdev), 1048575);
+	assert_int_equal(a.size, 0);
+	assert_int_equal(a.nlink, 1);
+
+	/* owners come from the caller */
+	RW_OK(uf2fs_mknod(FS, root, NAME("owned"), S_IFREG | 0640, 1234, 5678, 0, &ino));
+	{
+		struct mnode *n = mnode_new(S_IFREG | 0640, 1234, 5678);
+
+		model_add(M, "owned", n);
+	}
+	RW_OK(uf2fs_mkdir(FS, root, NAME("owned-dir"), 0750, 4000000000u, 4000000001u, &d));
+	model_add(M, "owned-dir", mnode_new(S_IFDIR | 0750, 4000000000u, 4000000001u));
+
+	/* errors */
+	RW_EXPECT(uf2fs_mknod(FS, root, NAME("reg"), S_IFREG | 0644, 0, 0, 0, &ino), -EEXIST);
+	RW_EXPECT(uf2fs_mkdir(FS, root, NAME("reg"), 0755, 0, 0, &ino), -EEXIST);
+	RW_EXPECT(uf2fs_symlink(FS, root, NAME("fifo"), "x", 0, 0, &ino), -EEXIST);
+	RW_EXPECT(uf2fs_mknod(FS, root, NAME("bad"), S_IFDIR | 0755, 0, 0, 0, &ino), -EINVAL);
+	RW_EXPECT(uf2fs_mknod(FS, ino_of("reg"), NAME("x"), S_IFREG | 0644, 0, 0, 0, &ino),
+		  -ENOTDIR);
+	RW_EXPECT(uf2fs_mkdir(FS, ino_of("reg"), NAME("x"), 0755, 0, 0, &ino), -ENOTDIR);
+	RW_EXPECT(lookup_err("nothing"), -ENOENT);
+	RW_EXPECT(lookup_err("reg/x"), -ENOTDIR);
+	RW_EXPECT(uf2fs_write(FS, ino_of("fifo"), "x", 1, 0), -EINVAL);
+	RW_EXPECT(uf2fs_write(FS, root, "x", 1, 0), -EISDIR);
+	end();
+}
+
+static void t_mkdir_nlink(void **state)
+{
+	uint32_t ino;
+
+	begin("mkdir_nlink");
+	assert_int_equal(attr_of("").nlink, 2);
+	rw_create(FS, M, "a", S_IFDIR | 0755, 0, NULL);
+	assert_int_equal(attr_of("").nlink, 3);
+	assert_int_equal(attr_of("a").nlink, 2);
+	rw_create(FS, M, "a/b", S_IFDIR | 0700, 0, NULL);
+	rw_create(FS, M, "a/c", S_IFDIR | 0711, 0, NULL);
+	rw_create(FS, M, "a/f", S_IFREG | 0644, 0, NULL);
+	assert_int_equal(attr_of("a").nlink, 4);
+	rw_create(FS, M, "a/b/d", S_IFDIR | 0755, 0, NULL);
+	rw_create(FS, M, "a/b/d/e", S_IFDIR | 0755, 0, NULL);
+	assert_int_equal(attr_of("a/b").nlink, 3);
+	RW_OK(uf2fs_rmdir(FS, ino_of("a"), NAME("c")));
+	model_del(M, "a/c");
+	assert_int_equal(attr_of("a").nlink, 3);
+	RW_EXPECT(uf2fs_mkdir(FS, ino_of("a"), NAME("b"), 0755, 0, 0, &ino), -EEXIST);
+	assert_int_equal(attr_of("a").nlink, 3);
+	/* "." and ".." in a new directory */
+	RW_OK(uf2fs_lookup(FS, ino_of("a/b"), NAME("."), &ino));
+	assert_int_equal(ino, ino_of("a/b"));
+	RW_OK(uf2fs_lookup(FS, ino_of("a/b"), NAME(".."), &ino));
+	assert_int_equal(ino, ino_of("a"));
+	/* a deep path */
+	{
+		char p[4096] = "deep";
+
+		rw_create(FS, M, p, S_IFDIR | 0755, 0, NULL);
+		for (int i = 0; i < 60; i++) {
+			strcat(p, "/d");
+			rw_create(FS, M, p, S_IFDIR | 0755, 0, NULL);
+		}
+		strcat(p, "/file");
+		rw_create(FS, M, p, S_IFREG | 0644, 0, NULL);
+		rw_write_pat(FS, M, p, 0, 5000, 1);
+	}
+	end();
+}
+
+static void t_symlink(void **state)
+{
+	char *t3000 = malloc(4097), buf[8192];
+	uint32_t root, ino;
+
+	begin("symlink");
+	root = uf2fs_root_ino(FS);
+	for (int i = 0; i < 4096; i++)
+		t3000[i] = 'a' + i % 26;
+	t3000[3000] = 0;
+	rw_create(FS, M, "short", S_IFLNK, 0, "x");
+	rw_create(FS, M, "rel", S_IFLNK, 0, "../some/where/file.txt");
+	rw_create(FS, M, "abs", S_IFLNK, 0, "/etc/passwd");
+	rw_create(FS, M, "dangling", S_IFLNK, 0, "does-not-exist");
+	rw_create(FS, M, "long3000", S_IFLNK, 0, t3000);
+	t3000[3000] = 'x';
+	t3000[3500] = 0;	/* past the inline limit */
+	rw_create(FS, M, "long3500", S_IFLNK, 0, t3000);
+	t3000[3500] = 'y';
+	t3000[4095] = 0;
+	rw_create(FS, M, "long4095", S_IFLNK, 0, t3000);
+	t3000[4095] = 'z';
+	t3000[4096] = 0;
+	RW_EXPECT(uf2fs_symlink(FS, root, NAME("long4096"), t3000, 0, 0, &ino), -ENAMETOOLONG);
+	RW_EXPECT(uf2fs_symlink(FS, root, NAME("empty"), "", 0, 0, &ino), -ENOENT);
+	/* readlink into a small buffer: truncated, like readlink(2) */
+	RW_EXPECT(uf2fs_readlink(FS, ino_of("long3000"), buf, 10), 10);
+	assert_memory_equal(buf, "abcdefghij", 10);
+	assert_int_equal(attr_of("long3000").size, 3000);
+	RW_EXPECT(uf2fs_readlink(FS, ino_of("long3000"), buf, sizeof(buf)), 3000);
+	/* readlink of a non-symlink */
+	rw_create(FS, M, "file", S_IFREG | 0644, 0, NULL);
+	RW_EXPECT(uf2fs_readlink(FS, ino_of("file"), buf, sizeof(buf)), -EINVAL);
+	/* link to a symlink */
+	RW_OK(uf2fs_link(FS, ino_of("long3000"), root, NAME("long3000-link")));
+	model_add(M, "long3000-link", model_get(M, "long3000"));
+	free(t3000);
+	end();
+}
+
+/* /// link, unlink, rmdir /// */
+
+static void t_link(void **state)
+{
+	uint32_t root, d1, d2;
+
+	begin("link");
+	root = uf2fs_root_ino(FS);
+	d1 = rw_create(FS, M, "d1", S_IFDIR | 0755, 0, NULL);
+	d2 = rw_create(FS, M, "d2", S_IFDIR | 0755, 0, NULL);
+	rw_create(FS, M, "d1/f", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "d1/f", 0, 100000, 7);
+	RW_OK(uf2fs_link(FS, ino_of("d1/f"), d2, NAME("g")));
+	model_add(M, "d2/g", model_get(M, "d1/f"));
+	assert_int_equal(attr_of("d1/f").nlink, 2);
+	RW_OK(uf2fs_link(FS, ino_of("d1/f"), d1, NAME("f2")));
+	model_add(M, "d1/f2", model_get(M, "d1/f"));
+	assert_int_equal(attr_of("d2/g").nlink, 3);
+	assert_int_equal(ino_of("d2/g"), ino_of("d1/f"));
+	/* errors */
+	RW_EXPECT(uf2fs_link(FS, d1, d2, NAME("dirlink")), -EPERM);
+	RW_EXPECT(uf2fs_link(FS, ino_of("d1/f"), d2, NAME("g")), -EEXIST);
+	RW_EXPECT(uf2fs_link(FS, ino_of("d1/f"), ino_of("d1/f"), NAME("x")), -ENOTDIR);
+	/* writing through one name is seen through the others */
+	rw_write_pat(FS, M, "d2/g", 5000, 3000, 8);
+	/* unlink the first name: the others keep the data */
+	RW_OK(uf2fs_unlink(FS, d1, NAME("f")));
+	model_del(M, "d1/f");
+	assert_int_equal(attr_of("d2/g").nlink, 2);
+	/* links to a fifo and a device */
+	rw_create(FS, M, "fifo", S_IFIFO | 0644, 0, NULL);
+	RW_OK(uf2fs_link(FS, ino_of("fifo"), d2, NAME("fifo2")));
+	model_add(M, "d2/fifo2", model_get(M, "fifo"));
+	rw_create(FS, M, "dev", S_IFCHR | 0644, makedev(5, 1), NULL);
+	RW_OK(uf2fs_link(FS, ino_of("dev"), root, NAME("dev2")));
+	model_add(M, "dev2", model_get(M, "dev"));
+	/* many links to one file */
+	rw_create(FS, M, "many", S_IFREG | 0600, 0, NULL);
+	rw_write_pat(FS, M, "many", 0, 10, 9);
+	for (int i = 0; i < 200; i++) {
+		char name[32], path[40];
+
+		snprintf(name, sizeof(name), "many-%03d", i);
+		snprintf(path, sizeof(path), "d2/%s", name);
+		RW_OK(uf2fs_link(FS, ino_of("many"), d2, NAME(name)));
+		model_add(M, path, model_get(M, "many"));
+	}
+	assert_int_equal(attr_of("many").nlink, 201);
+	end();
+}
+
+static void t_unlink(void **state)
+{
+	uint32_t root, ino;
+	struct statvfs s0, s1, s2;
+
+	begin("unlink");
+	root = uf2fs_root_ino(FS);
+	RW_OK(uf2fs_sync(FS));
+	RW_OK(uf2fs_statfs(FS, &s0));
+	rw_create(FS, NULL, "big", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, NULL, "big", 0, 16 << 20, 1);
+	rw_create(FS, NULL, "small", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, NULL, "small", 0, 100, 1);
+	RW_OK(uf2fs_sync(FS));
+	RW_OK(uf2fs_statfs(FS, &s1));
+	if ((s0.f_bfree - s1.f_bfree) * s0.f_bsize < (16 << 20))
+		RW_FAIL("statfs: 16 MiB written but only %llu blocks used",
+			(unsigned long long)(s0.f_bfree - s1.f_bfree));
+	ino = ino_of("big");
+	RW_OK(uf2fs_unlink(FS, root, NAME("big")));
+	RW_EXPECT(lookup_err("big"), -ENOENT);
+	RW_EXPECT(uf2fs_unlink(FS, root, NAME("big")), -ENOENT);
+	RW_EXPECT(uf2fs_getattr(FS, ino, &(struct uf2fs_attr){ 0 }), -ENOENT);
+	RW_OK(uf2fs_unlink(FS, root, NAME("small")));
+	RW_OK(uf2fs_sync(FS));
+	RW_OK(uf2fs_statfs(FS, &s2));
+	if (s2.f_bfree + 4 < s0.f_bfree || s2.f_ffree != s0.f_ffree)
+		RW_FAIL("statfs after unlink+sync: bfree %llu ffree %llu, before %llu %llu",
+			(unsigned long long)s2.f_bfree, (unsigned long long)s2.f_ffree,
+			(unsigned long long)s0.f_bfree, (unsigned long long)s0.f_ffree);
+	/* a directory is not unlinked */
+	rw_create(FS, M, "dir", S_IFDIR | 0755, 0, NULL);
+	RW_EXPECT(uf2fs_unlink(FS, root, NAME("dir")), -EISDIR);
+	/* unlink of each kind */
+	rw_create(FS, NULL, "fifo", S_IFIFO | 0644, 0, NULL);
+	rw_create(FS, NULL, "sl", S_IFLNK, 0, "target");
+	rw_create(FS, NULL, "dev", S_IFBLK | 0644, makedev(7, 0), NULL);
+	RW_OK(uf2fs_unlink(FS, root, NAME("fifo")));
+	RW_OK(uf2fs_unlink(FS, root, NAME("sl")));
+	RW_OK(uf2fs_unlink(FS, root, NAME("dev")));
+	RW_EXPECT(uf2fs_unlink(FS, ino_of("dir"), NAME("nope")), -ENOENT);
+	/* name reuse after unlink */
+	rw_create(FS, M, "small", S_IFREG | 0600, 0, NULL);
+	rw_write_pat(FS, M, "small", 0, 50, 2);
+	end();
+}
+
+static void t_rmdir(void **state)
+{
+	uint32_t root;
+
+	begin("rmdir");
+	root = uf2fs_root_ino(FS);
+	rw_create(FS, M, "full", S_IFDIR | 0755, 0, NULL);
+	rw_create(FS, M, "full/x", S_IFREG | 0644, 0, NULL);
+	rw_create(FS, M, "full2", S_IFDIR | 0755, 0, NULL);
+	rw_create(FS, M, "full2/sub", S_IFDIR | 0755, 0, NULL);
+	rw_create(FS, NULL, "empty", S_IFDIR | 0755, 0, NULL);
+	rw_create(FS, M, "file", S_IFREG | 0644, 0, NULL);
+	RW_EXPECT(uf2fs_rmdir(FS, root, NAME("full")), -ENOTEMPTY);
+	RW_EXPECT(uf2fs_rmdir(FS, root, NAME("full2")), -ENOTEMPTY);
+	RW_EXPECT(uf2fs_rmdir(FS, root, NAME("file")), -ENOTDIR);
+	RW_EXPECT(uf2fs_rmdir(FS, root, NAME("nope")), -ENOENT);
+	RW_EXPECT(uf2fs_rmdir(FS, ino_of("full"), NAME(".")), -EINVAL);
+	RW_EXPECT(uf2fs_rmdir(FS, ino_of("full"), NAME("..")), -ENOTEMPTY);
+	RW_EXPECT(uf2fs_rmdir(FS, ino_of("file"), NAME("x")), -ENOTDIR);
+	assert_int_equal(attr_of("").nlink, 5);
+	RW_OK(uf2fs_rmdir(FS, root, NAME("empty")));
+	assert_int_equal(attr_of("").nlink, 4);
+	RW_EXPECT(lookup_err("empty"), -ENOENT);
+	/* empty it, then it goes */
+	RW_OK(uf2fs_unlink(FS, ino_of("full"), NAME("x")));
+	model_del(M, "full/x");
+	RW_OK(uf2fs_rmdir(FS, root, NAME("full")));
+	model_del(M, "full");
+	/* a directory that was large and became empty again */
+	rw_create(FS, NULL, "wasbig", S_IFDIR | 0755, 0, NULL);
+	for (int i = 0; i < 400; i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), "wasbig/entry-with-a-longish-name-%04d", i);
+		rw_create(FS, NULL, p, S_IFREG | 0644, 0, NULL);
+	}
+	for (int i = 0; i < 400; i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), "entry-with-a-longish-name-%04d", i);
+		RW_OK(uf2fs_unlink(FS, ino_of("wasbig"), NAME(p)));
+	}
+	RW_OK(uf2fs_rmdir(FS, root, NAME("wasbig")));
+	end();
+}
+
+/* /// rename /// */
+
+static void t_rename(void **state)
+{
+	uint32_t root, p1, p2, ino;
+
+	begin("rename");
+	root = uf2fs_root_ino(FS);
+	p1 = rw_create(FS, M, "p1", S_IFDIR | 0755, 0, NULL);
+	p2 = rw_create(FS, M, "p2", S_IFDIR | 0755, 0, NULL);
+
+	/* plain, same directory */
+	rw_create(FS, M, "p1/a", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "p1/a", 0, 5000, 1);
+	RW_OK(uf2fs_rename(FS, p1, NAME("a"), p1, NAME("b"), 0));
+	model_rename(M, "p1/a", "p1/b");
+	RW_EXPECT(lookup_err("p1/a"), -ENOENT);
+
+	/* across directories, a file */
+	RW_OK(uf2fs_rename(FS, p1, NAME("b"), p2, NAME("b"), 0));
+	model_rename(M, "p1/b", "p2/b");
+
+	/* across directories, a directory with contents: '..' and nlinks follow */
+	rw_create(FS, M, "p1/sub", S_IFDIR | 0755, 0, NULL);
+	rw_create(FS, M, "p1/sub/inner", S_IFDIR | 0755, 0, NULL);
+	rw_create(FS, M, "p1/sub/f", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "p1/sub/f", 0, 70000, 2);
+	assert_int_equal(attr_of("p1").nlink, 3);
+	RW_OK(uf2fs_rename(FS, p1, NAME("sub"), p2, NAME("sub-moved"), 0));
+	model_rename(M, "p1/sub", "p2/sub-moved");
+	assert_int_equal(attr_of("p1").nlink, 2);
+	assert_int_equal(attr_of("p2").nlink, 3);
+	RW_OK(uf2fs_lookup(FS, ino_of("p2/sub-moved"), NAME(".."), &ino));
+	assert_int_equal(ino, p2);
+
+	/* over an existing file, which has another link: that inode loses one */
+	rw_create(FS, M, "p1/victim", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "p1/victim", 0, 300, 3);
+	RW_OK(uf2fs_link(FS, ino_of("p1/victim"), root, NAME("victim-link")));
+	model_add(M, "victim-link", model_get(M, "p1/victim"));
+	rw_create(FS, M, "p2/src", S_IFREG | 0600, 0, NULL);
+	rw_write_pat(FS, M, "p2/src", 0, 9000, 4);
+	RW_OK(uf2fs_rename(FS, p2, NAME("src"), p1, NAME("victim"), 0));
+	model_del(M, "p1/victim");
+	model_rename(M, "p2/src", "p1/victim");
+	assert_int_equal(attr_of("victim-link").nlink, 1);
+
+	/* over an existing file, the last link: it is freed */
+	rw_create(FS, M, "p1/x1", S_IFREG | 0644, 0, NULL);
+	rw_create(FS, NULL, "p1/x2", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, NULL, "p1/x2", 0, 1 << 20, 5);
+	ino = ino_of("p1/x2");
+	RW_OK(uf2fs_rename(FS, p1, NAME("x1"), p1, NAME("x2"), 0));
+	model_rename(M, "p1/x1", "p1/x2");
+	RW_EXPECT(uf2fs_getattr(FS, ino, &(struct uf2fs_attr){ 0 }), -ENOENT);
+
+	/* a directory over an empty directory, across parents */
+	rw_create(FS, M, "p1/dsrc", S_IFDIR | 0700, 0, NULL);
+	rw_create(FS, M, "p1/dsrc/content", S_IFREG | 0644, 0, NULL);
+	rw_create(FS, NULL, "p2/dempty", S_IFDIR | 0755, 0, NULL);
+	RW_OK(uf2fs_rename(FS, p1, NAME("dsrc"), p2, NAME("dempty"), 0));
+	model_rename(M, "p1/dsrc", "p2/dempty");
+
+	/* errors: ENOTEMPTY, EISDIR, ENOTDIR, ENOENT, EINVAL */
+	rw_create(FS, M, "p1/d-a", S_IFDIR | 0755, 0, NULL);
+	rw_create(FS, M, "p1/file-a", S_IFREG | 0644, 0, NULL);
+	RW_EXPECT(uf2fs_rename(FS, p1, NAME("d-a"), p2, NAME("dempty"), 0), -ENOTEMPTY);
+	RW_EXPECT(uf2fs_rename(FS, p1, NAME("file-a"), p1, NAME("d-a"), 0), -EISDIR);
+	RW_EXPECT(uf2fs_rename(FS, p1, NAME("d-a"), p1, NAME("file-a"), 0), -ENOTDIR);
+	RW_EXPECT(uf2fs_rename(FS, p1, NAME("nope"), p1, NAME("x"), 0), -ENOENT);
+	RW_EXPECT(uf2fs_rename(FS, p1, NAME("file-a"), ino_of("p1/file-a"), NAME("x"), 0),
+		  -ENOTDIR);
+	RW_EXPECT(uf2fs_rename(FS, p1, NAME("file-a"), p1, NAME("y"),
+			       RENAME_NOREPLACE | RENAME_EXCHANGE), -EINVAL);
+
+	/* RENAME_NOREPLACE */
+	rw_create(FS, M, "p1/keep", S_IFREG | 0644, 0, NULL);
+	RW_EXPECT(uf2fs_rename(FS, p1, NAME("file-a"), p1, NAME("keep"), RENAME_NOREPLACE),
+		  -EEXIST);
+	RW_OK(uf2fs_rename(FS, p1, NAME("file-a"), p1, NAME("file-b"), RENAME_NOREPLACE));
+	model_rename(M, "p1/file-a", "p1/file-b");
+
+	/* RENAME_EXCHANGE of a file and a directory across parents */
+	rw_create(FS, M, "p1/xf", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "p1/xf", 0, 4097, 6);
+	rw_create(FS, M, "p2/xd", S_IFDIR | 0755, 0, NULL);
+	rw_create(FS, M, "p2/xd/child", S_IFREG | 0644, 0, NULL);
+	{
+		uint32_t n1 = attr_of("p1").nlink, n2 = attr_of("p2").nlink;
+
+		RW_OK(uf2fs_rename(FS, p1, NAME("xf"), p2, NAME("xd"), RENAME_EXCHANGE));
+		model_rename(M, "p1/xf", "tmp-xchg");
+		model_rename(M, "p2/xd", "p1/xf");
+		model_rename(M, "tmp-xchg", "p2/xd");
+		assert_int_equal(attr_of("p1").nlink, n1 + 1);
+		assert_int_equal(attr_of("p2").nlink, n2 - 1);
+		RW_OK(uf2fs_lookup(FS, ino_of("p1/xf"), NAME(".."), &ino));
+		assert_int_equal(ino, p1);
+	}
+	/* RENAME_EXCHANGE of two directories across parents */
+	rw_create(FS, M, "p1/ea", S_IFDIR | 0755, 0, NULL);
+	rw_create(FS, M, "p2/eb", S_IFDIR | 0700, 0, NULL);
+	rw_create(FS, M, "p2/eb/deeper", S_IFDIR | 0700, 0, NULL);
+	RW_OK(uf2fs_rename(FS, p1, NAME("ea"), p2, NAME("eb"), RENAME_EXCHANGE));
+	model_rename(M, "p1/ea", "tmp-xchg");
+	model_rename(M, "p2/eb", "p1/ea");
+	model_rename(M, "tmp-xchg", "p2/eb");
+	/* RENAME_EXCHANGE with a missing target */
+	RW_EXPECT(uf2fs_rename(FS, p1, NAME("keep"), p1, NAME("missing"), RENAME_EXCHANGE),
+		  -ENOENT);
+
+	/* renaming onto another name of the same inode does nothing */
+	RW_OK(uf2fs_link(FS, ino_of("p1/keep"), p1, NAME("keep-alias")));
+	model_add(M, "p1/keep-alias", model_get(M, "p1/keep"));
+	RW_OK(uf2fs_rename(FS, p1, NAME("keep"), p1, NAME("keep-alias"), 0));
+	/* to itself */
+	RW_OK(uf2fs_rename(FS, p1, NAME("keep"), p1, NAME("keep"), 0));
+
+	/* a symlink and a device move too */
+	rw_create(FS, M, "p1/sl", S_IFLNK, 0, "somewhere");
+	RW_OK(uf2fs_rename(FS, p1, NAME("sl"), root, NAME("sl-moved"), 0));
+	model_rename(M, "p1/sl", "sl-moved");
+
+	/* into a directory that is inline and grows past inline by renames */
+	rw_create(FS, M, "p3", S_IFDIR | 0755, 0, NULL);
+	for (int i = 0; i < 300; i++) {
+		char from[64], to[64];
+
+		snprintf(from, sizeof(from), "p1/mv-%03d-with-some-length", i);
+		snprintf(to, sizeof(to), "p3/mv-%03d-with-some-length", i);
+		rw_create(FS, M, from, S_IFREG | 0644, 0, NULL);
+		RW_OK(uf2fs_rename(FS, p1, NAME(from + 3), ino_of("p3"), NAME(to + 3), 0));
+		model_rename(M, from, to);
+	}
+	end();
+}
+
+/* Moving a directory below itself would detach a loop: POSIX says EINVAL. */
+static void t_rename_into_descendant(void **state)
+{
+	begin("rename_into_descendant");
+	rw_create(FS, M, "a", S_IFDIR | 0755, 0, NULL);
+	rw_create(FS, M, "a/b", S_IFDIR | 0755, 0, NULL);
+	rw_create(FS, M, "a/b/c", S_IFDIR | 0755, 0, NULL);
+	RW_EXPECT(uf2fs_rename(FS, uf2fs_root_ino(FS), NAME("a"), ino_of("a/b/c"), NAME("a"), 0),
+		  -EINVAL);
+	RW_EXPECT(uf2fs_rename(FS, uf2fs_root_ino(FS), NAME("a"), ino_of("a"), NAME("x"), 0),
+		  -EINVAL);
+	RW_EXPECT(uf2fs_rename(FS, uf2fs_root_ino(FS), NAME("a"), ino_of("a/b"), NAME("c"),
+			       RENAME_EXCHANGE), -EINVAL);
+	end();
+}
+
+/* /// setattr /// */
+
+static void t_setattr(void **state)
+{
+	struct uf2fs_attr a = { 0 }, out;
+	struct timespec t0, t1;
+	uint32_t ino;
+	uint8_t zero[70000] = { 0 }, buf[70000];
+
+	begin("setattr");
+	rw_create(FS, M, "f", S_IFREG | 0644, 0, NULL);
+	ino = ino_of("f");
+	/* mode: permission bits only, the type stays */
+	a.mode = S_IFDIR | 04751;
+	RW_OK(uf2fs_setattr(FS, ino, &a, UF2FS_SET_MODE, &out));
+	assert_int_equal(out.mode, S_IFREG | 04751);
+	model_get(M, "f")->mode = S_IFREG | 04751;
+	/* owner */
+	a.uid = 1001;
+	a.gid = 2002;
+	RW_OK(uf2fs_setattr(FS, ino, &a, UF2FS_SET_UID | UF2FS_SET_GID, &out));
+	assert_int_equal(out.uid, 1001);
+	assert_int_equal(out.gid, 2002);
+	model_get(M, "f")->uid = 1001;
+	model_get(M, "f")->gid = 2002;
+	a.uid = 4294967294u;
+	RW_OK(uf2fs_setattr(FS, ino, &a, UF2FS_SET_UID, &out));
+	model_get(M, "f")->uid = 4294967294u;
+	/* explicit times with nanoseconds, before 1970 and past 2038 */
+	a.atime = (struct timespec){ .tv_sec = -1, .tv_nsec = 500 };
+	a.mtime = (struct timespec){ .tv_sec = 10000000000LL, .tv_nsec = 999999999 };
+	t0 = now_ts();
+	RW_OK(uf2fs_setattr(FS, ino, &a, UF2FS_SET_ATIME | UF2FS_SET_MTIME, &out));
+	t1 = now_ts();
+	expect_between(out.ctime, t0, t1, "ctime after setattr");
+	model_get(M, "f")->check_times = true;
+	model_get(M, "f")->atime = a.atime;
+	model_get(M, "f")->mtime = a.mtime;
+	/* *_NOW */
+	rw_create(FS, M, "g", S_IFREG | 0600, 0, NULL);
+	t0 = now_ts();
+	RW_OK(uf2fs_setattr(FS, ino_of("g"), &a, UF2FS_SET_ATIME_NOW | UF2FS_SET_MTIME_NOW, &out));
+	t1 = now_ts();
+	expect_between(out.atime, t0, t1, "atime NOW");
+	expect_between(out.mtime, t0, t1, "mtime NOW");
+	model_get(M, "g")->check_times = true;
+	model_get(M, "g")->atime = out.atime;
+	model_get(M, "g")->mtime = out.mtime;
+	/* directories and symlinks take modes and owners too */
+	rw_create(FS, M, "d", S_IFDIR | 0755, 0, NULL);
+	a.mode = 01777;
+	a.uid = 7;
+	a.gid = 8;
+	RW_OK(uf2fs_setattr(FS, ino_of("d"), &a, UF2FS_SET_MODE | UF2FS_SET_UID | UF2FS_SET_GID,
+			    NULL));
+	model_get(M, "d")->mode = S_IFDIR | 01777;
+	model_get(M, "d")->uid = 7;
+	model_get(M, "d")->gid = 8;
+	rw_create(FS, M, "sl", S_IFLNK, 0, "t");
+	RW_OK(uf2fs_setattr(FS, ino_of("sl"), &a, UF2FS_SET_UID | UF2FS_SET_GID, NULL));
+	model_get(M, "sl")->uid = 7;
+	model_get(M, "sl")->gid = 8;
+	a.size = 0;
+	RW_EXPECT(uf2fs_setattr(FS, ino_of("d"), &a, UF2FS_SET_SIZE, NULL), -EISDIR);
+
+	/* size: up and down, block-aligned or not, with and without a sync between */
+	rw_create(FS, M, "s1", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "s1", 0, 10000, 11);
+	rw_truncate(FS, M, "s1", 5000);
+	rw_truncate(FS, M, "s1", 20000);
+	if (uf2fs_read(FS, ino_of("s1"), buf, 15000, 5000) != 15000 || memcmp(buf, zero, 15000))
+		RW_FAIL("s1: old bytes came back after truncate down + up");
+	rw_create(FS, M, "s2", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "s2", 0, 1 << 20, 12);
+	RW_OK(uf2fs_sync(FS));
+	rw_truncate(FS, M, "s2", 123457);
+	RW_OK(uf2fs_sync(FS));
+	rw_truncate(FS, M, "s2", 2 << 20);
+	if (uf2fs_read(FS, ino_of("s2"), buf, 70000, 123457) != 70000 || memcmp(buf, zero, 70000))
+		RW_FAIL("s2: old bytes past a synced non-aligned truncate came back");
+	rw_create(FS, M, "s3", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "s3", 0, 300000, 13);
+	rw_truncate(FS, M, "s3", 0);
+	RW_OK(uf2fs_sync(FS));
+	rw_truncate(FS, M, "s3", 100000);
+	assert_int_equal(attr_of("s3").blocks, 0);
+	rw_write_pat(FS, M, "s3", 50000, 10, 14);
+	/* inline-sized file: truncate down then up */
+	rw_create(FS, M, "s4", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "s4", 0, 1000, 15);
+	rw_truncate(FS, M, "s4", 100);
+	rw_truncate(FS, M, "s4", 3000);
+	rw_truncate(FS, M, "s4", 3400);
+	rw_truncate(FS, M, "s4", 5000);	/* grows past inline with a hole */
+	rw_write_pat(FS, M, "s4", 4500, 100, 16);
+	/* truncate up to a far size, then down to a block boundary */
+	rw_create(FS, M, "s5", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "s5", 0, 8192 + 100, 17);
+	rw_truncate(FS, M, "s5", 8 << 20);
+	rw_truncate(FS, M, "s5", 8192);
+	rw_truncate(FS, M, "s5", 8193);
+	/* the same, on data still dirty in the cache at a large folio */
+	rw_create(FS, M, "s6", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "s6", 0, 4 << 20, 18);
+	rw_truncate(FS, M, "s6", (1 << 20) + 1);
+	rw_truncate(FS, M, "s6", 3 << 20);
+	remount_rw();
+	rw_truncate(FS, M, "s6", 999999);
+	rw_truncate(FS, M, "s6", 1 << 20);
+	rw_truncate(FS, M, "s1", 4096);
+	rw_truncate(FS, M, "s1", 4097);
+	end();
+}
+
+/* /// write /// */
+
+static void t_write_inline(void **state)
+{
+	static const size_t sizes[] = { 1, 3400, 3451, 3452, 3453, 3487, 3488, 3489, 3490,
+					4095, 4096, 4097 };
+	char p[64];
+
+	begin("write_inline");
+	/* grow by small appends across the inline limit */
+	rw_create(FS, M, "grow", S_IFREG | 0644, 0, NULL);
+	for (size_t off = 0; off < 12000; off += 100)
+		rw_write_pat(FS, M, "grow", off, 100, off);
+	/* one write of each size around the limits */
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		snprintf(p, sizeof(p), "one-%zu", sizes[i]);
+		rw_create(FS, M, p, S_IFREG | 0644, 0, NULL);
+		rw_write_pat(FS, M, p, 0, sizes[i], sizes[i]);
+	}
+	/* inline file, then a write far past it */
+	rw_create(FS, M, "jump", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "jump", 0, 200, 1);
+	rw_write_pat(FS, M, "jump", 1 << 20, 200, 2);
+	/* inline, synced, then rewritten inline */
+	rw_create(FS, M, "resync", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "resync", 0, 3000, 3);
+	RW_OK(uf2fs_sync(FS));
+	rw_write_pat(FS, M, "resync", 1000, 10, 4);
+	RW_OK(uf2fs_sync(FS));
+	rw_write_pat(FS, M, "resync", 3000, 1000, 5);	/* converts after a sync */
+	/* inline file grows after a remount */
+	rw_create(FS, M, "later", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "later", 0, 3000, 6);
+	remount_rw();
+	rw_write_pat(FS, M, "later", 2990, 600, 7);
+	{
+		struct uf2fs_attr a = attr_of("later");
+
+		if (a.flags & FS_INLINE_DATA_FL)
+			RW_FAIL("'later' (3590 bytes) still has FS_INLINE_DATA_FL");
+		a = attr_of("one-1");
+		if (!(a.flags & FS_INLINE_DATA_FL))
+			print_message("note: a 1-byte file is not inline\n");
+	}
+	end();
+}
+
+static void t_write_sizes(void **state)
+{
+	static const uint64_t offs[] = { 0, 1, 4095, 4097, 65537, 1048575, 3333333 };
+	static const size_t lens[] = { 1, 4096, 65536, 1048576, 12345, 999999, 4095 };
+	uint64_t seed = 100;
+	char p[64];
+
+	begin("write_sizes");
+	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+		snprintf(p, sizeof(p), "off-%" PRIu64, offs[i]);
+		rw_create(FS, M, p, S_IFREG | 0644, 0, NULL);
+		for (size_t j = 0; j < sizeof(lens) / sizeof(lens[0]); j++) {
+			/* each file: every length at its offset, shifted, overlapping */
+			rw_write_pat(FS, M, p, offs[i] + j * 7777, lens[j], seed++);
+		}
+	}
+	/* overwrite in the middle, before and after a sync, after a remount */
+	rw_create(FS, M, "mid", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "mid", 0, 3 << 20, seed++);
+	rw_write_pat(FS, M, "mid", 500000, 1000, seed++);
+	RW_OK(uf2fs_sync(FS));
+	rw_write_pat(FS, M, "mid", 500500, 100000, seed++);
+	rw_write_pat(FS, M, "mid", 4096 * 100, 4096 * 3, seed++);
+	remount_rw();
+	rw_write_pat(FS, M, "mid", 499999, 3, seed++);
+	rw_write_pat(FS, M, "mid", (3 << 20) - 1, 2, seed++);
+	/* one big write */
+	rw_create(FS, M, "big", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "big", 12345, 20 << 20, seed++);
+	/* many tiny writes, interleaved over two files */
+	rw_create(FS, M, "t1", S_IFREG | 0644, 0, NULL);
+	rw_create(FS, M, "t2", S_IFREG | 0644, 0, NULL);
+	for (int i = 0; i < 2000; i++) {
+		rw_write_pat(FS, M, "t1", (uint64_t)i * 37, 37, seed++);
+		rw_write_pat(FS, M, "t2", (uint64_t)(1999 - i) * 53, 53, seed++);
+	}
+	/* a zero-length write changes nothing */
+	RW_EXPECT(uf2fs_write(FS, ino_of("t1"), "", 0, 1 << 30), 0);
+	end();
+}
+
+/* Files of holes and islands, too big for the flat model: checked here. */
+struct island {
+	uint64_t off;
+	size_t len;
+};
+static const struct island islands[] = {
+	{ 0, 100 },
+	{ 5 << 20, 4096 },
+	{ (1ULL << 30) + 1, 5000 },		/* 1 GiB */
+	{ 9ULL << 30, 8192 },			/* past the indirect range */
+	{ 3ULL << 40, 4097 },			/* 3 TiB: double indirect */
+};
+#define N_ISLANDS (sizeof(islands) / sizeof(islands[0]))
+
+static void check_sparse(struct uf2fs *fs, const char *when)
+{
+	uint32_t ino;
+	struct uf2fs_attr a;
+	uint8_t want[8192], got[8192], zero[4096] = { 0 };
+
+	snprintf(rw_context, sizeof(rw_context), "sparse file, %s", when);
+	RW_OK(uf2fs_resolve(fs, "sparse", &ino));
+	RW_OK(uf2fs_getattr(fs, ino, &a));
+	assert_int_equal(a.size, islands[N_ISLANDS - 1].off + islands[N_ISLANDS - 1].len);
+	if (a.blocks > 64 * 8)
+		RW_FAIL("sparse: %" PRIu64 " sectors allocated", a.blocks);
+	for (size_t i = 0; i < N_ISLANDS; i++) {
+		size_t len = islands[i].len;
+
+		rw_fill(want, len, 1000 + i);
+		RW_EXPECT(uf2fs_read(fs, ino, got, len, islands[i].off), (ssize_t)len);
+		if (memcmp(got, want, len))
+			RW_FAIL("sparse: island %zu differs", i);
+		if (i + 1 < N_ISLANDS) {
+			uint64_t hole = islands[i].off + len;
+
+			RW_EXPECT(uf2fs_read(fs, ino, got, 4096, hole), 4096);
+			if (memcmp(got, zero, 4096))
+				RW_FAIL("sparse: hole after island %zu is not zero", i);
+			RW_EXPECT(uf2fs_read(fs, ino, got, 4096, islands[i + 1].off - 4096), 4096);
+			if (memcmp(got, zero, 4096))
+				RW_FAIL("sparse: hole before island %zu is not zero", i + 1);
+		}
+	}
+	snprintf(rw_context, sizeof(rw_context), "test write_sparse");
+}
+
+static void t_write_sparse(void **state)
+{
+	uint32_t ino;
+	uint8_t buf[8192];
+
+	begin("write_sparse");
+	rw_create(FS, M, "sparse", S_IFREG | 0644, 0, NULL);
+	model_get(M, "sparse")->no_content = true;	/* check_sparse does it */
+	ino = ino_of("sparse");
+	/* written back to front, so each write extends nothing but fills a hole... */
+	for (size_t i = N_ISLANDS; i-- > 0;) {
+		rw_fill(buf, islands[i].len, 1000 + i);
+		RW_EXPECT(uf2fs_write(FS, ino, buf, islands[i].len, islands[i].off),
+			  (ssize_t)islands[i].len);
+		if (i == 2)
+			RW_OK(uf2fs_sync(FS));
+	}
+	/* past the largest file size: EFBIG, and nothing changes */
+	RW_EXPECT(uf2fs_write(FS, ino, buf, 10, 5ULL << 40), -EFBIG);
+	RW_EXPECT(uf2fs_write(FS, ino, buf, 10, UINT64_MAX - 5), -EFBIG);
+	C.extra = check_sparse;
+	/* a file that is one hole */
+	rw_create(FS, M, "hole-only", S_IFREG | 0644, 0, NULL);
+	rw_truncate(FS, M, "hole-only", 100 << 20);
+	end();
+}
+
+/* /// fallocate /// */
+
+static void t_fallocate(void **state)
+{
+	struct uf2fs_attr a;
+	uint32_t ino;
+	uint64_t before;
+
+	begin("fallocate");
+	/* mode 0 on an empty file: size and blocks, reads zeroes */
+	rw_create(FS, M, "f0", S_IFREG | 0644, 0, NULL);
+	RW_OK(uf2fs_fallocate(FS, ino_of("f0"), 0, 0, 100000));
+	mnode_truncate(model_get(M, "f0"), 100000);
+	a = attr_of("f0");
+	assert_int_equal(a.size, 100000);
+	if (a.blocks < 100000 / 512)
+		RW_FAIL("fallocate(0): %" PRIu64 " sectors for 100000 bytes", a.blocks);
+	rw_write_pat(FS, M, "f0", 50000, 1000, 1);	/* into a preallocated block */
+	/* mode 0 beyond EOF of a file with data, unaligned */
+	rw_create(FS, M, "f0b", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "f0b", 0, 10001, 2);
+	RW_OK(uf2fs_fallocate(FS, ino_of("f0b"), 0, 5000, 30000));
+	mnode_truncate(model_get(M, "f0b"), 35000);
+
+	/* KEEP_SIZE: blocks beyond EOF, the size stays */
+	rw_create(FS, M, "keep", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "keep", 0, 5000, 3);
+	before = attr_of("keep").blocks;
+	RW_OK(uf2fs_fallocate(FS, ino_of("keep"), FALLOC_FL_KEEP_SIZE, 0, 1 << 20));
+	a = attr_of("keep");
+	assert_int_equal(a.size, 5000);
+	if (a.blocks < before + ((1 << 20) - 8192) / 512)
+		RW_FAIL("KEEP_SIZE: %" PRIu64 " sectors, before %" PRIu64, a.blocks, before);
+	rw_write_pat(FS, M, "keep", 600000, 5000, 4);	/* lands in preallocated blocks */
+	RW_OK(uf2fs_sync(FS));
+	rw_truncate(FS, M, "keep", 900000);		/* past it: zeroes, not garbage */
+	/* KEEP_SIZE on an inline file, inside the inline area */
+	rw_create(FS, M, "keep-inline", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "keep-inline", 0, 100, 5);
+	RW_OK(uf2fs_fallocate(FS, ino_of("keep-inline"), FALLOC_FL_KEEP_SIZE, 0, 2000));
+	RW_OK(uf2fs_fallocate(FS, ino_of("keep-inline"), FALLOC_FL_KEEP_SIZE, 0, 20000));
+
+	/* PUNCH_HOLE|KEEP_SIZE: partial blocks at both ends, whole blocks between */
+	rw_create(FS, M, "punch", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "punch", 0, 200 << 10, 6);
+	RW_OK(uf2fs_sync(FS));
+	ino = ino_of("punch");
+	before = attr_of("punch").blocks;
+	RW_OK(uf2fs_fallocate(FS, ino, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 1000, 50000));
+	mnode_zero(model_get(M, "punch"), 1000, 50000);
+	a = attr_of("punch");
+	assert_int_equal(a.size, 200 << 10);
+	if (a.blocks > before - 10 * 8)
+		RW_FAIL("punch: %" PRIu64 " sectors, before %" PRIu64 " (11 blocks freed?)",
+			a.blocks, before);
+	/* inside one block */
+	RW_OK(uf2fs_fallocate(FS, ino, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 100010, 20));
+	mnode_zero(model_get(M, "punch"), 100010, 20);
+	/* exactly one aligned block, dirty in the cache */
+	rw_write_pat(FS, M, "punch", 120000, 30000, 7);
+	RW_OK(uf2fs_fallocate(FS, ino, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 32 * 4096,
+			      4096));
+	mnode_zero(model_get(M, "punch"), 32 * 4096, 4096);
+	/* across EOF: the size stays */
+	RW_OK(uf2fs_fallocate(FS, ino, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      (200 << 10) - 5000, 1 << 20));
+	mnode_zero(model_get(M, "punch"), (200 << 10) - 5000, 1 << 20);
+	assert_int_equal(attr_of("punch").size, 200 << 10);
+	/* wholly past EOF */
+	RW_OK(uf2fs_fallocate(FS, ino, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 10 << 20, 4096));
+	/* on an inline file */
+	rw_create(FS, M, "punch-inline", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "punch-inline", 0, 3000, 8);
+	RW_OK(uf2fs_fallocate(FS, ino_of("punch-inline"),
+			      FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 10, 100));
+	mnode_zero(model_get(M, "punch-inline"), 10, 100);
+	/* then the punched range is written again */
+	rw_write_pat(FS, M, "punch", 3000, 10000, 9);
+
+	/* ZERO_RANGE: inside, partial blocks, keep size or extend */
+	rw_create(FS, M, "zero", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "zero", 0, 100000, 10);
+	RW_OK(uf2fs_sync(FS));
+	RW_OK(uf2fs_fallocate(FS, ino_of("zero"), FALLOC_FL_ZERO_RANGE, 3000, 70000));
+	mnode_zero(model_get(M, "zero"), 3000, 70000);
+	assert_int_equal(attr_of("zero").size, 100000);
+	RW_OK(uf2fs_fallocate(FS, ino_of("zero"), FALLOC_FL_ZERO_RANGE, 90000, 20000));
+	mnode_truncate(model_get(M, "zero"), 110000);
+	mnode_zero(model_get(M, "zero"), 90000, 20000);
+	assert_int_equal(attr_of("zero").size, 110000);
+	RW_OK(uf2fs_fallocate(FS, ino_of("zero"), FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE,
+			      105000, 100000));
+	mnode_zero(model_get(M, "zero"), 105000, 100000);
+	assert_int_equal(attr_of("zero").size, 110000);
+	rw_write_pat(FS, M, "zero", 4096 * 5, 100, 11);
+	/* ZERO_RANGE on an inline file */
+	rw_create(FS, M, "zero-inline", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "zero-inline", 0, 2000, 12);
+	RW_OK(uf2fs_fallocate(FS, ino_of("zero-inline"), FALLOC_FL_ZERO_RANGE, 500, 500));
+	mnode_zero(model_get(M, "zero-inline"), 500, 500);
+
+	/* errors */
+	ino = ino_of("zero");
+	RW_EXPECT(uf2fs_fallocate(FS, ino, FALLOC_FL_PUNCH_HOLE, 0, 4096), -EOPNOTSUPP);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, 0, 0, 0), -EINVAL);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, 0x100, 0, 4096), -EOPNOTSUPP);
+	RW_EXPECT(uf2fs_fallocate(FS, uf2fs_root_ino(FS), 0, 0, 4096), -EISDIR);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, 0, UINT64_MAX - 10, 100), -EINVAL);
+	remount_rw();
+	/* after a remount the preallocated blocks still read as zeroes, and take data */
+	rw_write_pat(FS, M, "keep", 700000, 4096, 13);
+	rw_write_pat(FS, M, "f0", 0, 10, 14);
+	end();
+}
+
+/* Preallocated space is counted, and freed by truncate and unlink. */
+static void t_fallocate_space(void **state)
+{
+	struct statvfs s0, s1, s2;
+	uint32_t root;
+
+	begin("fallocate_space");
+	root = uf2fs_root_ino(FS);
+	RW_OK(uf2fs_sync(FS));
+	RW_OK(uf2fs_statfs(FS, &s0));
+	rw_create(FS, NULL, "pre", S_IFREG | 0644, 0, NULL);
+	RW_OK(uf2fs_fallocate(FS, ino_of("pre"), FALLOC_FL_KEEP_SIZE, 0, 32 << 20));
+	RW_OK(uf2fs_sync(FS));
+	RW_OK(uf2fs_statfs(FS, &s1));
+	if (s0.f_bfree - s1.f_bfree < (32 << 20) / 4096)
+		RW_FAIL("32 MiB preallocated, statfs shows %llu blocks used",
+			(unsigned long long)(s0.f_bfree - s1.f_bfree));
+	/* a file bigger than the free space cannot be preallocated */
+	RW_EXPECT(uf2fs_fallocate(FS, ino_of("pre"), 0, 0, 1ULL << 30), -ENOSPC);
+	RW_OK(uf2fs_unlink(FS, root, NAME("pre")));
+	RW_OK(uf2fs_sync(FS));
+	RW_OK(uf2fs_statfs(FS, &s2));
+	if (s2.f_bfree + 2 < s0.f_bfree)
+		RW_FAIL("unlinked preallocated file: bfree %llu, at the start %llu",
+			(unsigned long long)s2.f_bfree, (unsigned long long)s0.f_bfree);
+	end();
+}
+
+/* /// setgid directories /// */
+
+static void t_setgid(void **state)
+{
+	uint32_t root, d, ino;
+	struct uf2fs_attr a;
+
+	begin("setgid");
+	root = uf2fs_root_ino(FS);
+	RW_OK(uf2fs_mkdir(FS, root, NAME("sg"), 02775, 0, 500, &d));
+	model_add(M, "sg", mnode_new(S_IFDIR | 02775, 0, 500));
+	RW_OK(uf2fs_getattr(FS, d, &a));
+	assert_int_equal(a.mode, S_IFDIR | 02775);
+	/* a file: the directory's group, no setgid bit added */
+	RW_OK(uf2fs_mknod(FS, d, NAME("file"), S_IFREG | 0644, 1000, 1000, 0, &ino));
+	model_add(M, "sg/file", mnode_new(S_IFREG | 0644, 1000, 500));
+	/* a subdirectory: the group and the setgid bit */
+	RW_OK(uf2fs_mkdir(FS, d, NAME("sub"), 0755, 1000, 1000, &ino));
+	model_add(M, "sg/sub", mnode_new(S_IFDIR | 02755, 1000, 500));
+	/* and below it, again */
+	RW_OK(uf2fs_mkdir(FS, ino, NAME("subsub"), 0700, 1001, 1001, &ino));
+	model_add(M, "sg/sub/subsub", mnode_new(S_IFDIR | 02700, 1001, 500));
+	RW_OK(uf2fs_symlink(FS, d, NAME("sl"), "x", 1000, 1000, &ino));
+	{
+		struct mnode *n = mnode_new(S_IFLNK | 0777, 1000, 500);
+
+		n->target = strdup("x");
+		model_add(M, "sg/sl", n);
+	}
+	RW_OK(uf2fs_mknod(FS, d, NAME("fifo"), S_IFIFO | 0600, 1000, 1000, 0, &ino));
+	model_add(M, "sg/fifo", mnode_new(S_IFIFO | 0600, 1000, 500));
+	/* an ordinary directory: the caller's group */
+	RW_OK(uf2fs_mkdir(FS, root, NAME("plain"), 0755, 0, 600, &d));
+	model_add(M, "plain", mnode_new(S_IFDIR | 0755, 0, 600));
+	RW_OK(uf2fs_mknod(FS, d, NAME("file"), S_IFREG | 0644, 1000, 1000, 0, &ino));
+	model_add(M, "plain/file", mnode_new(S_IFREG | 0644, 1000, 1000));
+	RW_OK(uf2fs_mkdir(FS, d, NAME("sub"), 0755, 1000, 1000, &ino));
+	model_add(M, "plain/sub", mnode_new(S_IFDIR | 0755, 1000, 1000));
+	end();
+}
+
+/* /// unlinked while open /// */
+
+static void t_unlink_open(void **state)
+{
+	struct statvfs s0, s1, s2;
+	uint32_t root, ino;
+	uint8_t *want = malloc(8 << 20), *got = malloc(8 << 20);
+	struct uf2fs_attr a;
+
+	begin("unlink_open");
+	root = uf2fs_root_ino(FS);
+	RW_OK(uf2fs_sync(FS));
+	RW_OK(uf2fs_statfs(FS, &s0));
+	rw_create(FS, NULL, "doomed", S_IFREG | 0644, 0, NULL);
+	ino = ino_of("doomed");
+	rw_fill(want, 8 << 20, 77);
+	RW_EXPECT(uf2fs_write(FS, ino, want, 8 << 20, 0), 8 << 20);
+	RW_OK(uf2fs_open(FS, ino, O_RDWR));
+	RW_OK(uf2fs_unlink(FS, root, NAME("doomed")));
+	RW_EXPECT(lookup_err("doomed"), -ENOENT);
+	/* still readable and writable through the inode */
+	RW_OK(uf2fs_getattr(FS, ino, &a));
+	assert_int_equal(a.nlink, 0);
+	assert_int_equal(a.size, 8 << 20);
+	RW_EXPECT(uf2fs_read(FS, ino, got, 8 << 20, 0), 8 << 20);
+	assert_memory_equal(got, want, 8 << 20);
+	RW_OK(uf2fs_sync(FS));	/* a checkpoint with the orphan */
+	RW_EXPECT(uf2fs_read(FS, ino, got, 8 << 20, 0), 8 << 20);
+	assert_memory_equal(got, want, 8 << 20);
+	RW_EXPECT(uf2fs_write(FS, ino, "more", 4, 8 << 20), 4);
+	RW_OK(uf2fs_statfs(FS, &s1));
+	if (s1.f_bfree + (8 << 20) / 4096 > s0.f_bfree)
+		RW_FAIL("the open unlinked file's blocks were freed early");
+	/* a new file may take the name */
+	rw_create(FS, M, "doomed", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "doomed", 0, 100, 1);
+	uf2fs_release(FS, ino);
+	RW_EXPECT(uf2fs_getattr(FS, ino, &a), -ENOENT);
+	RW_OK(uf2fs_sync(FS));
+	RW_OK(uf2fs_statfs(FS, &s2));
+	if (s2.f_bfree + 8 < s0.f_bfree)
+		RW_FAIL("after release: bfree %llu, at the start %llu",
+			(unsigned long long)s2.f_bfree, (unsigned long long)s0.f_bfree);
+	/* two opens: the first release keeps it */
+	rw_create(FS, NULL, "twice", S_IFREG | 0644, 0, NULL);
+	ino = ino_of("twice");
+	rw_write_pat(FS, NULL, "twice", 0, 5000, 2);
+	RW_OK(uf2fs_open(FS, ino, O_RDONLY));
+	RW_OK(uf2fs_open(FS, ino, O_RDONLY));
+	RW_OK(uf2fs_unlink(FS, root, NAME("twice")));
+	uf2fs_release(FS, ino);
+	RW_EXPECT(uf2fs_read(FS, ino, got, 5000, 0), 5000);
+	uf2fs_release(FS, ino);
+	RW_EXPECT(uf2fs_getattr(FS, ino, &a), -ENOENT);
+	/* an open file that is renamed over */
+	rw_create(FS, NULL, "over", S_IFREG | 0644, 0, NULL);
+	ino = ino_of("over");
+	rw_write_pat(FS, NULL, "over", 0, 5000, 3);
+	rw_create(FS, M, "newer", S_IFREG | 0644, 0, NULL);
+	RW_OK(uf2fs_open(FS, ino, O_RDONLY));
+	RW_OK(uf2fs_rename(FS, root, NAME("newer"), root, NAME("over"), 0));
+	model_rename(M, "newer", "over");
+	RW_EXPECT(uf2fs_read(FS, ino, got, 5000, 0), 5000);
+	uf2fs_release(FS, ino);
+	free(want);
+	free(got);
+	end();
+}
+
+/* Unmounting with an unlinked file still open: the orphan is freed, fsck is clean. */
+static void t_unlink_open_unmount(void **state)
+{
+	uint32_t ino;
+	struct statvfs s0, s1;
+
+	begin("unlink_open_unmount");
+	RW_OK(uf2fs_sync(FS));
+	RW_OK(uf2fs_statfs(FS, &s0));
+	rw_create(FS, NULL, "orphan", S_IFREG | 0644, 0, NULL);
+	ino = ino_of("orphan");
+	rw_write_pat(FS, NULL, "orphan", 0, 4 << 20, 1);
+	RW_OK(uf2fs_open(FS, ino, O_RDWR));
+	RW_OK(uf2fs_unlink(FS, uf2fs_root_ino(FS), NAME("orphan")));
+	RW_OK(uf2fs_sync(FS));
+	rw_create(FS, M, "other", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "other", 0, 10000, 2);
+	rw_unmount(FS);		/* no release: the front end died, say */
+	RW_FSCK(C.img);
+	FS = rw_mount(C.img, false);
+	RW_OK(uf2fs_statfs(FS, &s1));
+	if (s1.f_bfree + 8 < s0.f_bfree)
+		RW_FAIL("after remount the orphan's space is still used: bfree %llu, start %llu",
+			(unsigned long long)s1.f_bfree, (unsigned long long)s0.f_bfree);
+	end();
+}
+
+/* /// names /// */
+
+static void t_names(void **state)
+{
+	char n255[256], n256[257], path[300];
+	uint32_t root, ino, d;
+
+	begin("names");
+	root = uf2fs_root_ino(FS);
+	memset(n255, 'n', 255);
+	n255[255] = 0;
+	memset(n256, 'm', 256);
+	n256[256] = 0;
+	rw_create(FS, M, n255, S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, n255, 0, 10, 1);
+	d = rw_create(FS, M, "d", S_IFDIR | 0755, 0, NULL);
+	n255[0] = 'D';
+	snprintf(path, sizeof(path), "d/%s", n255);
+	rw_create(FS, M, path, S_IFDIR | 0755, 0, NULL);
+	n255[0] = 'n';
+	RW_EXPECT(uf2fs_mknod(FS, root, NAME(n256), S_IFREG | 0644, 0, 0, 0, &ino),
+		  -ENAMETOOLONG);
+	RW_EXPECT(uf2fs_mkdir(FS, root, NAME(n256), 0755, 0, 0, &ino), -ENAMETOOLONG);
+	RW_EXPECT(uf2fs_symlink(FS, root, NAME(n256), "x", 0, 0, &ino), -ENAMETOOLONG);
+	RW_EXPECT(uf2fs_lookup(FS, root, NAME(n256), &ino), -ENAMETOOLONG);
+	RW_EXPECT(uf2fs_link(FS, ino_of(n255), d, NAME(n256)), -ENAMETOOLONG);
+	RW_EXPECT(uf2fs_rename(FS, root, NAME(n255), d, NAME(n256), 0), -ENAMETOOLONG);
+	RW_EXPECT(uf2fs_unlink(FS, root, NAME(n256)), -ENAMETOOLONG);
+	/* 255 bytes of UTF-8 (85 three-byte characters) and odd bytes */
+	{
+		char u[256] = "";
+
+		for (int i = 0; i < 85; i++)
+			strcat(u, "\xe2\x9c\x93");	/* U+2713 */
+		rw_create(FS, M, u, S_IFREG | 0644, 0, NULL);
+		rw_create(FS, M, "tab\there", S_IFREG | 0644, 0, NULL);
+		rw_create(FS, M, "back\\slash", S_IFREG | 0644, 0, NULL);
+		rw_create(FS, M, "\x01\x7f\xff", S_IFREG | 0644, 0, NULL);
+		rw_create(FS, M, " ", S_IFREG | 0644, 0, NULL);
+		rw_create(FS, M, "...", S_IFREG | 0644, 0, NULL);
+	}
+	/* names that differ only in case, and hash collisions of length */
+	rw_create(FS, M, "Case", S_IFREG | 0644, 0, NULL);
+	rw_create(FS, M, "case", S_IFREG | 0644, 0, NULL);
+	/* rename a 255-byte name to another 255-byte name across dirs */
+	snprintf(path, sizeof(path), "d/%s", n255);
+	RW_OK(uf2fs_rename(FS, root, NAME(n255), d, NAME(n255), 0));
+	model_rename(M, n255, path);
+	end();
+}
+
+/* /// big directories /// */
+
+static void t_bigdir(void **state)
+{
+	enum { N = 5000 };
+	char name[300], path[320];
+	uint32_t d, ino;
+
+	begin("bigdir");
+	d = rw_create(FS, M, "big", S_IFDIR | 0755, 0, NULL);
+	for (int i = 0; i < N; i++) {
+		/* varied lengths: 1 to ~200 bytes; slots of 1 to 25 dentries */
+		int len = 1 + (i * 37) % 200;
+
+		snprintf(name, sizeof(name), "%d-", i);
+		while ((int)strlen(name) < len)
+			strcat(name, "x");
+		snprintf(path, sizeof(path), "big/%s", name);
+		if (i % 5 == 0)
+			rw_create(FS, M, path, S_IFDIR | 0755, 0, NULL);
+		else
+			rw_create(FS, M, path, S_IFREG | 0644, 0, NULL);
+		if (i % 500 == 1)
+			rw_write_pat(FS, M, path, 0, 100 + i, i);
+	}
+	/* lookup every one */
+	for (size_t i = 0; i < M->n; i++) {
+		if (strncmp(M->d[i].path, "big/", 4))
+			continue;
+		RW_OK(uf2fs_lookup(FS, d, NAME(M->d[i].path + 4), &ino));
+	}
+	RW_OK(uf2fs_sync(FS));
+	/* remove every other one (a sparse directory), then add new ones into the holes */
+	for (int i = 0; i < N; i += 2) {
+		int len = 1 + (i * 37) % 200;
+
+		snprintf(name, sizeof(name), "%d-", i);
+		while ((int)strlen(name) < len)
+			strcat(name, "x");
+		snprintf(path, sizeof(path), "big/%s", name);
+		if (i % 5 == 0)
+			RW_OK(uf2fs_rmdir(FS, d, NAME(name)));
+		else
+			RW_OK(uf2fs_unlink(FS, d, NAME(name)));
+		model_del(M, path);
+	}
+	for (int i = 0; i < 1000; i++) {
+		snprintf(path, sizeof(path), "big/new-%d", i);
+		rw_create(FS, M, path, S_IFREG | 0644, 0, NULL);
+	}
+	assert_int_equal(attr_of("big").nlink, 2 + N / 10);
+	end();
+}
+
+/* /// read-only mounts refuse writes /// */
+
+static void t_erofs(void **state)
+{
+	uint32_t root, ino, f;
+	struct uf2fs_attr a = { .mode = 0600 };
+
+	begin("erofs");
+	rw_create(FS, M, "f", S_IFREG | 0644, 0, NULL);
+	rw_create(FS, M, "d", S_IFDIR | 0755, 0, NULL);
+	rw_unmount(FS);
+	FS = rw_mount(C.img, true);
+	root = uf2fs_root_ino(FS);
+	f = ino_of("f");
+	assert_true(uf2fs_is_read_only(FS));
+	RW_EXPECT(uf2fs_mknod(FS, root, NAME("x"), S_IFREG | 0644, 0, 0, 0, &ino), -EROFS);
+	RW_EXPECT(uf2fs_mkdir(FS, root, NAME("x"), 0755, 0, 0, &ino), -EROFS);
+	RW_EXPECT(uf2fs_symlink(FS, root, NAME("x"), "y", 0, 0, &ino), -EROFS);
+	RW_EXPECT(uf2fs_link(FS, f, root, NAME("x")), -EROFS);
+	RW_EXPECT(uf2fs_unlink(FS, root, NAME("f")), -EROFS);
+	RW_EXPECT(uf2fs_rmdir(FS, root, NAME("d")), -EROFS);
+	RW_EXPECT(uf2fs_rename(FS, root, NAME("f"), root, NAME("g"), 0), -EROFS);
+	RW_EXPECT(uf2fs_setattr(FS, f, &a, UF2FS_SET_MODE, NULL), -EROFS);
+	RW_EXPECT(uf2fs_write(FS, f, "x", 1, 0), -EROFS);
+	RW_EXPECT(uf2fs_fallocate(FS, f, 0, 0, 4096), -EROFS);
+	RW_EXPECT(uf2fs_set_flags(FS, f, 0), -EROFS);
+	RW_OK(uf2fs_sync(FS));
+	rw_unmount(FS);
+	FS = rw_mount(C.img, false);
+	end();
+}
+
+/* /// times /// */
+
+static void t_times(void **state)
+{
+	struct timespec t0, t1;
+	struct uf2fs_attr a, b;
+	uint32_t root, ino;
+
+	begin("times");
+	root = uf2fs_root_ino(FS);
+	rw_create(FS, M, "d", S_IFDIR | 0755, 0, NULL);
+	usleep(20000);
+	t0 = now_ts();
+	rw_create(FS, M, "d/f", S_IFREG | 0644, 0, NULL);
+	t1 = now_ts();
+	a = attr_of("d");
+	expect_between(a.mtime, t0, t1, "dir mtime after create");
+	expect_between(a.ctime, t0, t1, "dir ctime after create");
+	a = attr_of("d/f");
+	expect_between(a.mtime, t0, t1, "new file mtime");
+	expect_between(a.ctime, t0, t1, "new file ctime");
+	expect_between(a.atime, t0, t1, "new file atime");
+	expect_between(a.crtime, t0, t1, "new file crtime (inode_crtime)");
+	usleep(20000);
+	t0 = now_ts();
+	rw_write_pat(FS, M, "d/f", 0, 100, 1);
+	t1 = now_ts();
+	b = attr_of("d/f");
+	expect_between(b.mtime, t0, t1, "mtime after write");
+	expect_between(b.ctime, t0, t1, "ctime after write");
+	usleep(20000);
+	t0 = now_ts();
+	RW_OK(uf2fs_link(FS, ino_of("d/f"), root, NAME("lnk")));
+	model_add(M, "lnk", model_get(M, "d/f"));
+	t1 = now_ts();
+	a = attr_of("d/f");
+	expect_between(a.ctime, t0, t1, "ctime after link");
+	if (ts_cmp(a.mtime, b.mtime))
+		RW_FAIL("link changed the file's mtime");
+	expect_between(attr_of("").mtime, t0, t1, "root mtime after link");
+	usleep(20000);
+	t0 = now_ts();
+	RW_OK(uf2fs_unlink(FS, root, NAME("lnk")));
+	model_del(M, "lnk");
+	t1 = now_ts();
+	expect_between(attr_of("").mtime, t0, t1, "root mtime after unlink");
+	expect_between(attr_of("d/f").ctime, t0, t1, "file ctime after unlink of another name");
+	usleep(20000);
+	t0 = now_ts();
+	RW_OK(uf2fs_rename(FS, ino_of("d"), NAME("f"), root, NAME("f"), 0));
+	model_rename(M, "d/f", "f");
+	t1 = now_ts();
+	expect_between(attr_of("").mtime, t0, t1, "new parent mtime after rename");
+	expect_between(attr_of("d").mtime, t0, t1, "old parent mtime after rename");
+	usleep(20000);
+	t0 = now_ts();
+	ino = ino_of("f");
+	RW_OK(uf2fs_fallocate(FS, ino, FALLOC_FL_KEEP_SIZE, 0, 100000));
+	RW_OK(uf2fs_getattr(FS, ino, &a));
+	expect_between(a.ctime, t0, t1.tv_sec > t0.tv_sec ? t1 : now_ts(), "ctime after fallocate");
+	/* the times survive a remount exactly */
+	model_get(M, "f")->check_times = true;
+	model_get(M, "f")->atime = a.atime;
+	model_get(M, "f")->mtime = a.mtime;
+	end();
+}
+
+/* /// Features: the same basics on images with other mkfs feature sets /// */
+
+static void basics(void)
+{
+	rw_create(FS, M, "d", S_IFDIR | 0755, 0, NULL);
+	rw_create(FS, M, "d/inline", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "d/inline", 0, 3000, 1);
+	rw_create(FS, M, "d/grown", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "d/grown", 0, 3000, 2);
+	rw_write_pat(FS, M, "d/grown", 3000, 3000, 3);
+	rw_create(FS, M, "d/big", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "d/big", 0, 5 << 20, 4);
+	rw_truncate(FS, M, "d/big", 3333333);
+	rw_create(FS, M, "sl", S_IFLNK, 0, "d/inline");
+	rw_create(FS, M, "dev", S_IFCHR | 0644, makedev(300, 300000), NULL);
+	for (int i = 0; i < 300; i++) {
+		char p[64];
+
+		snprintf(p, sizeof(p), "d/many-%d", i);
+		rw_create(FS, M, p, S_IFREG | 0644, 0, NULL);
+	}
+	RW_OK(uf2fs_link(FS, ino_of("d/big"), uf2fs_root_ino(FS), NAME("big-link")));
+	model_add(M, "big-link", model_get(M, "d/big"));
+	RW_OK(uf2fs_rename(FS, ino_of("d"), NAME("many-7"), uf2fs_root_ino(FS), NAME("m7"), 0));
+	model_rename(M, "d/many-7", "m7");
+}
+
+static void t_features_none(void **state)
+{
+	begin_feat("features_none", "", 256);
+	basics();
+	end();
+}
+
+static void t_features_more(void **state)
+{
+	begin_feat("features_more", "extra_attr,inode_checksum,inode_crtime,sb_checksum,"
+		   "lost_found,project_quota,quota", 256);
+	model_add(M, "lost+found", mnode_new(S_IFDIR | 0700, 0, 0));
+	basics();
+	end();
+}
+
+static void t_small_image(void **state)
+{
+	begin_feat("small_image", RW_FEATURES_DEFAULT, 64);
+	basics();
+	end();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_create_types),
+		cmocka_unit_test(t_mkdir_nlink),
+		cmocka_unit_test(t_symlink),
+		cmocka_unit_test(t_link),
+		cmocka_unit_test(t_unlink),
+		cmocka_unit_test(t_rmdir),
+		cmocka_unit_test(t_rename),
+		cmocka_unit_test(t_rename_into_descendant),
+		cmocka_unit_test(t_setattr),
+		cmocka_unit_test(t_write_inline),
+		cmocka_unit_test(t_write_sizes),
+		cmocka_unit_test(t_write_sparse),
+		cmocka_unit_test(t_fallocate),
+		cmocka_unit_test(t_fallocate_space),
+		cmocka_unit_test(t_setgid),
+		cmocka_unit_test(t_unlink_open),
+		cmocka_unit_test(t_unlink_open_unmount),
+		cmocka_unit_test(t_names),
+		cmocka_unit_test(t_bigdir),
+		cmocka_unit_test(t_erofs),
+		cmocka_unit_test(t_times),
+		cmocka_unit_test(t_features_none),
+		cmocka_unit_test(t_features_more),
+		cmocka_unit_test(t_small_image),
+	};
+	int failures;
+
+	if (system("command -v mkfs.f2fs >/dev/null && command -v fsck.f2fs >/dev/null") != 0) {
+		printf("SKIP: f2fs-tools (mkfs.f2fs, fsck.f2fs) not installed\n");
+		return 77;
+	}
+	rw_tmp_init("rw-api");
+	failures = cmocka_run_group_tests(tests, NULL, NULL);
+	rw_tmp_done(failures);
+	return failures ? 1 : 0;
+}
