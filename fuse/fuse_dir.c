@@ -95,9 +95,12 @@ static void fuse_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t o
 }
 
 /*
- * The image never changes, so the kernel may keep a directory's entries in
- * its page cache across opens (FOPEN_CACHE_DIR + FOPEN_KEEP_CACHE), unless
- * direct_io asks that everything be served by uf2fs.
+ * Only this mount changes the image, so the kernel may keep a directory's
+ * entries in its page cache across opens (FOPEN_CACHE_DIR + FOPEN_KEEP_CACHE),
+ * unless direct_io asks that everything be served by uf2fs. On a read-write
+ * mount the kernel drops that cache itself when its own create, unlink or
+ * rename changes the directory (fuse_dir_changed bumps i_version, which
+ * readdir checks at offset 0).
  */
 void fuse_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {

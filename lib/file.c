@@ -402,6 +402,12 @@ static int truncate_to(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uin
 	uint64_t from = DIV_ROUND_UP(size, F2FS_BLKSIZE);
 	int ret = 0;
 
+	/* an inline inode never carries a size its inline area cannot hold */
+	if (f2fs_is_inline_data(fi) && size > f2fs_max_inline_data(fi)) {
+		ret = f2fs_convert_inline_inode(sbi, fi);
+		if (ret)
+			return ret;
+	}
 	if (size >= fi->size) {
 		fi->size = size;
 		return 0;
