@@ -18,12 +18,13 @@
 #   BENCH_REPS=N    repetitions per measurement (default 3; median reported)
 #   BENCH_SIZE=256M file size; BENCH_BS="4k 64k 1M"; BENCH_TARGETS="tmpfs uf2fs ..."
 #   BENCH_DIR=DIR   where images and data live (default: a dir on /dev/shm)
+#   BENCH_OUT=DIR   where results go (default: $BUILD/bench)
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD;; esac
 export BUILD TOP
-OUT=$BUILD/bench
+OUT=${BENCH_OUT:-$BUILD/bench}
 mkdir -p "$OUT"
 
 note() { echo "bench: $*" >&2; }
@@ -35,19 +36,19 @@ done
 
 # libfuse's passthrough_ll, the FUSE ceiling: the example source ships with
 # libfuse3-dev (possibly gzipped) and needs passthrough_helpers.h beside it.
-PT=$OUT/passthrough_ll
+PT=$BUILD/bench/passthrough_ll
 if [ ! -x "$PT" ]; then
 	ex=/usr/share/doc/libfuse3-dev/examples
-	mkdir -p "$OUT/src"
+	mkdir -p "$BUILD/bench/src"
 	for f in passthrough_ll.c passthrough_helpers.h; do
-		if [ -f "$ex/$f" ]; then cp "$ex/$f" "$OUT/src/$f"
-		elif [ -f "$ex/$f.gz" ]; then zcat "$ex/$f.gz" >"$OUT/src/$f"
+		if [ -f "$ex/$f" ]; then cp "$ex/$f" "$BUILD/bench/src/$f"
+		elif [ -f "$ex/$f.gz" ]; then zcat "$ex/$f.gz" >"$BUILD/bench/src/$f"
 		else note "$ex/$f not found (libfuse3-dev examples)"; exit 1
 		fi
 	done
 	note "building passthrough_ll"
 	# shellcheck disable=SC2046
-	cc -O2 -w -o "$PT" "$OUT/src/passthrough_ll.c" $(pkg-config --cflags --libs fuse3) -pthread
+	cc -O2 -w -o "$PT" "$BUILD/bench/src/passthrough_ll.c" $(pkg-config --cflags --libs fuse3) -pthread
 fi
 
 exec python3 "$TOP/bench/bench.py" --passthrough "$PT" --uf2fs "$BUILD/uf2fs" --out "$OUT" "$@"

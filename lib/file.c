@@ -86,6 +86,9 @@ static void fill_attr(const struct f2fs_inode_info *fi, struct uf2fs_attr *a)
 	a->size = fi->size;
 	/* i_blocks counts the inode block itself, which st_blocks does not */
 	a->blocks = fi->blocks ? (fi->blocks - 1) * (F2FS_BLKSIZE / 512) : 0;
+	/* as f2fs_getattr: inline bytes show as the sectors they would take */
+	if ((S_ISREG(fi->mode) && f2fs_is_inline_data(fi)) || f2fs_is_inline_dentry(fi))
+		a->blocks += (fi->size + 511) >> 9;
 	a->rdev = fi->rdev;
 	a->atime = fi->atime;
 	a->mtime = fi->mtime;
