@@ -175,14 +175,12 @@ def main():
     lib = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "lib")
     t_start = time.time()
 
-    base = os.environ.get("BENCH_DIR")
-    if not base:
-        shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
-        base = tempfile.mkdtemp(prefix="uf2fs-bench.", dir=shm)
-        own_base = True
+    parent = os.environ.get("BENCH_DIR")
+    if parent:
+        os.makedirs(parent, exist_ok=True)
     else:
-        os.makedirs(base, exist_ok=True)
-        own_base = False
+        parent = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    base = tempfile.mkdtemp(prefix="uf2fs-bench.", dir=parent)
     log("working in %s (size %d MiB, bs %s, %d repetition(s)%s)" %
         (base, size // MIB, " ".join(bss), reps, "" if can_drop else
          ", NOT root: cold = remount only, kernel caches not dropped"))
@@ -354,8 +352,7 @@ def main():
                 t.umount()
             except Exception:
                 pass
-        if own_base:
-            shutil.rmtree(base, ignore_errors=True)
+        shutil.rmtree(base, ignore_errors=True)
     return 0
 
 

@@ -312,6 +312,7 @@ struct f2fs_sm_info {
 	uint8_t *dirty_sit;		/* SIT entry changed since the last checkpoint */
 	uint8_t *prefree;		/* emptied since the last checkpoint: not reusable yet */
 	unsigned int alloc_hint;	/* where the next free-segment search starts */
+	unsigned int nr_free;		/* empty, not prefree, not current: writable now */
 	uint64_t valid_blocks;		/* main-area blocks in use (CP valid_block_count) */
 	uint64_t user_blocks;		/* CP user_block_count */
 	uint64_t mount_time;		/* seconds since the epoch, for segment mtimes */

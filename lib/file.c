@@ -776,10 +776,7 @@ int f2fs_check_space(struct f2fs_sb_info *sbi, uint64_t nblocks)
 
 	pthread_mutex_lock(&sm->lock);
 	valid = sm->valid_blocks;
-	free_blocks = 0;
-	for (unsigned int s = 0; s < sbi->main_segs; s++)
-		if (!sm->sentries[s].valid_blocks && !(sm->prefree[s >> 3] & (1u << (s & 7))))
-			free_blocks += sbi->blocks_per_seg;
+	free_blocks = (uint64_t)sm->nr_free * sbi->blocks_per_seg;
 	pthread_mutex_unlock(&sm->lock);
 	if (valid + dirty + nblocks > sm->user_blocks)
 		return -ENOSPC;

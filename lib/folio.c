@@ -19,6 +19,7 @@
 
 #define NR_SHARDS	64
 #define CHUNK_SHIFT	9	/* largest folio order: no folio crosses a chunk */
+#define POOL_PER_ORDER	16
 
 struct folio_slot {
 	struct folio_slot *hnext;
@@ -42,6 +43,13 @@ struct folio_cache {
 	pthread_mutex_t dirty_lock;
 	struct folio *dirty[3];
 	atomic_uint_fast64_t dirty_bytes;
+	/*
+	 * Recycled data buffers by order: large ones come from mmap, and a
+	 * fresh mapping page-faults on every block, so reuse beats malloc.
+	 */
+	pthread_mutex_t pool_lock;
+	void *pool[CHUNK_SHIFT + 1][POOL_PER_ORDER];
+	unsigned int pool_nr[CHUNK_SHIFT + 1];
 	struct uf2fs_counters *ctr;
 };
 
@@ -97,6 +105,7 @@ int folio_cache_init(struct f2fs_sb_info *sbi, uint64_t cache_size)
 	c->ctr = sbi->ctr;
 	pthread_mutex_init(&c->lru_lock, NULL);
 	pthread_mutex_init(&c->dirty_lock, NULL);
+	pthread_mutex_init(&c->pool_lock, NULL);
 	c->lru.lru_next = c->lru.lru_prev = &c->lru;
 	for (int i = 0; i < NR_SHARDS; i++) {
 		struct cache_shard *s = &c->shards[i];
@@ -114,13 +123,38 @@ int folio_cache_init(struct f2fs_sb_info *sbi, uint64_t cache_size)
 	return 0;
 }
 
+static void *buf_get(struct folio_cache *c, unsigned int order)
+{
+	void *p = NULL;
+
+	pthread_mutex_lock(&c->pool_lock);
+	if (c->pool_nr[order])
+		p = c->pool[order][--c->pool_nr[order]];
+	pthread_mutex_unlock(&c->pool_lock);
+	/* page-aligned buffers keep O_DIRECT and splice paths open */
+	if (!p && posix_memalign(&p, 4096, (size_t)F2FS_BLKSIZE << order))
+		p = NULL;
+	return p;
+}
+
+static void buf_put(struct folio_cache *c, unsigned int order, void *p)
+{
+	pthread_mutex_lock(&c->pool_lock);
+	if (c->pool_nr[order] < POOL_PER_ORDER) {
+		c->pool[order][c->pool_nr[order]++] = p;
+		p = NULL;
+	}
+	pthread_mutex_unlock(&c->pool_lock);
+	free(p);
+}
+
 static void folio_free(struct folio_cache *c, struct folio *f)
 {
 	atomic_fetch_sub(&c->bytes, (uint64_t)F2FS_BLKSIZE << f->order);
 	pthread_mutex_destroy(&f->lock);
 	pthread_cond_destroy(&f->cond);
 	free(f->state);
-	free(f->data);
+	buf_put(c, f->order, f->data);
 	free(f);
 }
 
@@ -154,6 +188,10 @@ void folio_cache_destroy(struct f2fs_sb_info *sbi)
 		free(c->shards[i].buckets);
 		pthread_mutex_destroy(&c->shards[i].lock);
 	}
+	for (unsigned int o = 0; o <= CHUNK_SHIFT; o++)
+		while (c->pool_nr[o])
+			free(c->pool[o][--c->pool_nr[o]]);
+	pthread_mutex_destroy(&c->pool_lock);
 	pthread_mutex_destroy(&c->lru_lock);
 	free(c);
 	sbi->cache = NULL;
@@ -261,16 +299,16 @@ static void folio_get_locked(struct folio_cache *c, struct folio *f)
 
 /// Grab, fill, put ///
 
-static struct folio *folio_alloc(unsigned int kind, uint64_t owner, uint64_t index,
-				 unsigned int order)
+static struct folio *folio_alloc(struct folio_cache *c, unsigned int kind, uint64_t owner,
+				 uint64_t index, unsigned int order)
 {
 	size_t nr = 1u << order;
 	struct folio *f = calloc(1, sizeof(*f) + nr * sizeof(struct folio_slot));
 
 	if (!f)
 		return NULL;
-	/* page-aligned buffers keep O_DIRECT and splice paths open */
-	if (posix_memalign((void **)&f->data, 4096, nr * F2FS_BLKSIZE)) {
+	f->data = buf_get(c, order);
+	if (!f->data) {
 		free(f);
 		return NULL;
 	}
@@ -335,7 +373,7 @@ struct folio *folio_grab(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t k
 		return f;
 	}
 	order = fit_order(s, owner, index, order);
-	f = folio_alloc(kind, owner, index & ~((1ull << order) - 1), order);
+	f = folio_alloc(c, kind, owner, index & ~((1ull << order) - 1), order);
 	if (!f) {
 		pthread_mutex_unlock(&s->lock);
 		return ERR_PTR(-ENOMEM);

@@ -22,14 +22,11 @@
 
 static unsigned int free_segments_now(struct f2fs_sb_info *sbi)
 {
-	struct f2fs_sm_info *sm = &sbi->sm;
-	unsigned int n = 0;
+	unsigned int n;
 
-	pthread_mutex_lock(&sm->lock);
-	for (unsigned int s = 0; s < sbi->main_segs; s++)
-		if (!sm->sentries[s].valid_blocks && !(sm->prefree[s >> 3] & (1u << (s & 7))))
-			n++;
-	pthread_mutex_unlock(&sm->lock);
+	pthread_mutex_lock(&sbi->sm.lock);
+	n = sbi->sm.nr_free;
+	pthread_mutex_unlock(&sbi->sm.lock);
 	return n;
 }
 

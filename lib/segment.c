@@ -239,6 +239,7 @@ static int build_sit_entries(struct f2fs_sb_info *sbi)
 		set_seg_entry(&sm->sentries[segno], &j->sit_j.entries[i].se);
 	}
 	sm->free_segments = f2fs_count_free_segments(sbi);
+	sm->nr_free = sm->free_segments;
 out:
 	free(blk);
 	return ret;
@@ -379,6 +380,8 @@ static int new_curseg(struct f2fs_sb_info *sbi, int type)
 	cs->segno = segno;
 	cs->next_blkoff = 0;
 	cs->alloc_type = 0;	/* LFS */
+	if (sm->nr_free)
+		sm->nr_free--;
 	sm->sentries[segno].type = type;
 	bit_set(sm->dirty_sit, segno);
 	return 0;
@@ -468,7 +471,10 @@ bool f2fs_block_is_valid(struct f2fs_sb_info *sbi, block_t blk)
 
 void f2fs_clear_prefree(struct f2fs_sb_info *sbi)
 {
+	pthread_mutex_lock(&sbi->sm.lock);
 	memset(sbi->sm.prefree, 0, DIV_ROUND_UP(sbi->main_segs, 8));
+	sbi->sm.nr_free = f2fs_count_free_segments(sbi);
+	pthread_mutex_unlock(&sbi->sm.lock);
 }
 
 /// Flushing the SIT at checkpoint ///
