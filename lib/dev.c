@@ -7,6 +7,7 @@
  * also hosts fault injection (EIO at the Nth request) for tests.
  */
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <liburing.h>
 #include <linux/fs.h>
 #include <stdlib.h>
@@ -114,6 +115,17 @@ static int psync_flush(struct f2fs_dev *dev)
 	return fdatasync(dev->fd) ? -errno : 0;
 }
 
+/* Freed segments: a hole in an image file, a discard on a block device. */
+static int fd_discard(struct f2fs_dev *dev, uint64_t off, uint64_t len)
+{
+	if (dev->is_blkdev) {
+		uint64_t range[2] = { off, len };
+
+		return ioctl(dev->fd, BLKDISCARD, range) ? -errno : 0;
+	}
+	return fallocate(dev->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len) ? -errno : 0;
+}
+
 static void fd_close(struct f2fs_dev *dev)
 {
 	if (dev->fd >= 0)
@@ -125,6 +137,7 @@ static const struct f2fs_dev_ops psync_ops = {
 	.readv = psync_readv,
 	.writev = psync_writev,
 	.flush = psync_flush,
+	.discard = fd_discard,
 	.close = fd_close,
 };
 
@@ -230,6 +243,7 @@ static const struct f2fs_dev_ops uring_ops = {
 	.readv = uring_readv,
 	.writev = uring_writev,
 	.flush = psync_flush,
+	.discard = fd_discard,
 	.close = fd_close,
 };
 
@@ -265,6 +279,14 @@ static int ram_flush(struct f2fs_dev *dev)
 	return 0;
 }
 
+static int ram_discard(struct f2fs_dev *dev, uint64_t off, uint64_t len)
+{
+	if (off + len > dev->size)
+		return -EINVAL;
+	memset(dev->ram + off, 0, len);
+	return 0;
+}
+
 static void ram_close(struct f2fs_dev *dev)
 {
 	if (dev->ram_owned)
@@ -276,6 +298,7 @@ static const struct f2fs_dev_ops ram_ops = {
 	.readv = ram_readv,
 	.writev = ram_writev,
 	.flush = ram_flush,
+	.discard = ram_discard,
 	.close = ram_close,
 };
 
@@ -295,6 +318,7 @@ static int dev_open_fd(struct f2fs_dev *dev, const char *path)
 		return err;
 	}
 	if (S_ISBLK(st.st_mode)) {
+		dev->is_blkdev = true;
 		if (ioctl(dev->fd, BLKGETSIZE64, &dev->size)) {
 			int err = -errno;
 
@@ -412,4 +436,16 @@ int f2fs_dev_flush(struct f2fs_dev *dev)
 		return 0;
 	atomic_fetch_add(&dev->st.flushes, 1);
 	return dev->ops->flush(dev);
+}
+
+int f2fs_dev_discard(struct f2fs_dev *dev, block_t blk, uint64_t nr)
+{
+	uint64_t off = (uint64_t)blk << F2FS_BLKSIZE_BITS, len = nr << F2FS_BLKSIZE_BITS;
+
+	if (dev->read_only || !dev->ops->discard)
+		return 0;
+	atomic_fetch_add(&dev->st.discards, 1);
+	/* advisory: a device that cannot discard loses nothing */
+	dev->ops->discard(dev, off, len);
+	return 0;
 }

@@ -74,6 +74,7 @@ struct f2fs_dev_stats {
 	atomic_uint_fast64_t bytes[DEV_NR_DIR];
 	atomic_uint_fast64_t hist[DEV_NR_DIR][DEV_HIST_BUCKETS];
 	atomic_uint_fast64_t flushes;
+	atomic_uint_fast64_t discards;
 };
 
 struct f2fs_dev;
@@ -82,6 +83,7 @@ struct f2fs_dev_ops {
 	int (*readv)(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off);
 	int (*writev)(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off);
 	int (*flush)(struct f2fs_dev *dev);
+	int (*discard)(struct f2fs_dev *dev, uint64_t off, uint64_t len);
 	void (*close)(struct f2fs_dev *dev);
 };
 
@@ -93,6 +95,7 @@ struct f2fs_dev {
 	void *priv;			/* backend state */
 	uint8_t *ram;			/* RAM backend */
 	bool ram_owned;			/* ram is our copy, freed on close */
+	bool is_blkdev;
 	struct f2fs_dev_stats st;
 	/* fault injection for tests: fail the Nth request (1-based), 0 = off */
 	atomic_uint_fast64_t fail_at;
@@ -107,6 +110,8 @@ int f2fs_dev_read_blocks(struct f2fs_dev *dev, void *buf, block_t blkaddr, unsig
 int f2fs_dev_readv_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk);
 int f2fs_dev_writev_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk);
 int f2fs_dev_flush(struct f2fs_dev *dev);
+/* Tell the device a block range is unused: punched hole or BLKDISCARD. */
+int f2fs_dev_discard(struct f2fs_dev *dev, block_t blk, uint64_t nr);
 
 /* /// Folio cache (folio.c) /// */
 

@@ -469,9 +469,29 @@ bool f2fs_block_is_valid(struct f2fs_sb_info *sbi, block_t blk)
 	return valid;
 }
 
+/*
+ * After a checkpoint, segments emptied since the previous one are free for
+ * good: discard them (runs of neighbours as one request) and reuse them.
+ */
 void f2fs_clear_prefree(struct f2fs_sb_info *sbi)
 {
+	struct f2fs_sm_info *sm = &sbi->sm;
+
 	pthread_mutex_lock(&sbi->sm.lock);
+	for (unsigned int s = 0; s < sbi->main_segs;) {
+		unsigned int e = s;
+
+		while (e < sbi->main_segs && bit_test(sm->prefree, e) &&
+		       !sm->sentries[e].valid_blocks && !is_curseg(sm, e))
+			e++;
+		if (e > s) {
+			f2fs_dev_discard(&sbi->dev, sbi->main_blkaddr + s * sbi->blocks_per_seg,
+					 (uint64_t)(e - s) * sbi->blocks_per_seg);
+			s = e;
+		} else {
+			s++;
+		}
+	}
 	memset(sbi->sm.prefree, 0, DIV_ROUND_UP(sbi->main_segs, 8));
 	sbi->sm.nr_free = f2fs_count_free_segments(sbi);
 	pthread_mutex_unlock(&sbi->sm.lock);
