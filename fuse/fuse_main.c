@@ -29,6 +29,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "fuse_bdi.h"
 #include "fuse_main.h"
 #include "fuse_priv.h"
 #include "../cli/opts.h"
@@ -512,6 +513,8 @@ static int fuse_daemon_serve(struct fuse_session *se, struct fuse_cl *cl,
 		goto out_unmount_lib;
 	if (fuse_session_mount(se, mountpoint) < 0)
 		goto out_signals;
+	/* before the chdir: a relative mountpoint must still resolve */
+	fuse_tune_bdi(mountpoint, FUSE_UF2FS_READAHEAD_KB);
 	/* Not fatal: it only keeps the daemon from pinning the directory it started in. */
 	if (chdir("/") < 0)
 		perror("uf2fs: chdir /");

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Raising the FUSE mount's bdi readahead to the negotiated window. */
+#ifndef UF2FS_FUSE_BDI_H
+#define UF2FS_FUSE_BDI_H
+
+/* Matches the max_readahead negotiated in init (1 MiB). */
+#define FUSE_UF2FS_READAHEAD_KB 1024
+
+void fuse_tune_bdi(const char *mountpoint, unsigned int readahead_kb);
+
+#endif
