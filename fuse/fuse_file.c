@@ -100,23 +100,30 @@ void fuse_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		uf2fs_release(u->fs, f2fs_ino);
 }
 
+/* The reply goes straight from the library's folios to /dev/fuse (one copy). */
+struct fuse_read_reply {
+	fuse_req_t req;
+	bool replied;		/* fuse_reply_iov consumed the request, whatever it returned */
+};
+
+static int fuse_read_emit(void *arg, const struct iovec *iov, int cnt)
+{
+	struct fuse_read_reply *r = arg;
+
+	r->replied = true;
+	return fuse_reply_iov(r->req, iov, cnt) ? -1 : 0;
+}
+
 void fuse_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		  struct fuse_file_info *fi)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	struct fuse_read_reply r = { req, false };
 	ssize_t n;
-	char *buf;
 
-	buf = fuse_uf2fs_buf(size);
-	if (!buf) {
-		fuse_reply_err(req, ENOMEM);
-		return;
-	}
-	n = uf2fs_read(u->fs, fuse_ino_to_f2fs(u, ino), buf, size, off);
-	if (n < 0)
+	n = uf2fs_read_iov(u->fs, fuse_ino_to_f2fs(u, ino), size, off, fuse_read_emit, &r);
+	if (n < 0 && !r.replied)
 		fuse_op_error(req, n);
-	else
-		fuse_reply_buf(req, buf, n);
 }
 
 void fuse_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)

@@ -594,16 +594,6 @@ static int read_compressed_cluster(struct f2fs_sb_info *sbi, struct f2fs_inode_i
 
 /// Read entry points ///
 
-static ssize_t copy_from_folio(struct folio *f, uint8_t *dst, uint64_t off, size_t len)
-{
-	uint64_t fstart = f->index << F2FS_BLKSIZE_BITS;
-	uint64_t fend = fstart + ((uint64_t)F2FS_BLKSIZE << f->order);
-	size_t n = MIN((uint64_t)len, fend - off);
-
-	memcpy(dst, f->data + (off - fstart), n);
-	return n;
-}
-
 static ssize_t read_inline(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint8_t *buf,
 			   size_t len, uint64_t off)
 {
@@ -623,9 +613,47 @@ static ssize_t read_inline(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	return len;
 }
 
+/*
+ * Where read data goes: copied into a buffer, or, for a zero-copy reply,
+ * described by iovecs into the folios, which stay referenced until the
+ * caller's callback has run.
+ */
+struct read_sink {
+	uint8_t *buf;
+	struct iovec *iov;
+	struct folio **keep;
+	unsigned int nkeep;
+};
+
+static int sink_folio(struct f2fs_sb_info *sbi, struct read_sink *sk, struct folio *h,
+		      uint64_t pos, size_t left, size_t *done)
+{
+	uint64_t fstart = h->index << F2FS_BLKSIZE_BITS;
+	uint64_t fend = fstart + ((uint64_t)F2FS_BLKSIZE << h->order);
+	size_t n = MIN((uint64_t)left, fend - pos);
+
+	if (!sk->iov) {
+		memcpy(sk->buf + *done, h->data + (pos - fstart), n);
+		folio_put(sbi, h);
+	} else if (sk->nkeep && sk->keep[sk->nkeep - 1] == h) {
+		folio_put(sbi, h);	/* cannot happen twice in a row; defensive */
+		return -EINVAL;
+	} else {
+		if (sk->nkeep == MAX_BATCH_FOLIOS) {
+			folio_put(sbi, h);
+			return -E2BIG;
+		}
+		sk->iov[sk->nkeep].iov_base = h->data + (pos - fstart);
+		sk->iov[sk->nkeep].iov_len = n;
+		sk->keep[sk->nkeep++] = h;
+	}
+	*done += n;
+	return 0;
+}
+
 /* Grab folios for [off, off+len) and fill the new ones in batches. */
-static ssize_t read_folios(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint8_t *buf,
-			   size_t len, uint64_t off)
+static ssize_t read_folios(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			   struct read_sink *sk, size_t len, uint64_t off)
 {
 	bool compressed = f2fs_is_compressed(fi);
 	unsigned int order = compressed ? fi->log_cluster_size : data_folio_order(fi);
@@ -674,10 +702,10 @@ static ssize_t read_folios(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 
 				if (!ret && folio_wait_uptodate(h))
 					ret = -EIO;
-				if (!ret)
-					done += copy_from_folio(h, buf + done, off + done,
-								len - done);
-				folio_put(sbi, h);
+				if (ret)
+					folio_put(sbi, h);
+				else
+					ret = sink_folio(sbi, sk, h, off + done, len - done, &done);
 			}
 			nheld = 0;
 		}
@@ -701,8 +729,9 @@ ssize_t f2fs_file_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, voi
 	len = MIN((uint64_t)len, fi->size - off);
 	if (f2fs_is_encrypted(fi))
 		return -ENOKEY;
+	struct read_sink sk = { .buf = buf };
 	ssize_t ret = f2fs_is_inline_data(fi) ? read_inline(sbi, fi, buf, len, off)
-					      : read_folios(sbi, fi, buf, len, off);
+					      : read_folios(sbi, fi, &sk, len, off);
 
 	if (ret > 0)
 		atomic_fetch_add(&sbi->ctr->read_bytes, ret);
@@ -731,4 +760,51 @@ struct folio *f2fs_get_data_folio(struct f2fs_sb_info *sbi, struct f2fs_inode_in
 		return ERR_PTR(ret);
 	}
 	return f;
+}
+
+/*
+ * Zero-copy variant: the callback sees iovecs into cached folios, valid only
+ * during the call (the FUSE front end hands them to fuse_reply_iov).
+ * Inline files, and requests spanning more folios than a batch, go through
+ * a bounce buffer instead.
+ */
+ssize_t f2fs_file_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, size_t len,
+			   uint64_t off, int (*cb)(void *, const struct iovec *, int), void *arg)
+{
+	struct iovec iov[MAX_BATCH_FOLIOS];
+	struct folio *keep[MAX_BATCH_FOLIOS];
+	struct read_sink sk = { .iov = iov, .keep = keep };
+	ssize_t ret;
+
+	if (off >= fi->size || !len)
+		return cb(arg, NULL, 0) ? -EIO : 0;
+	len = MIN((uint64_t)len, fi->size - off);
+	if (f2fs_is_encrypted(fi))
+		return -ENOKEY;
+	if (!f2fs_is_inline_data(fi)) {
+		atomic_fetch_add(&sbi->ctr->read_calls, 1);
+		ret = read_folios(sbi, fi, &sk, len, off);
+		if (ret >= 0) {
+			atomic_fetch_add(&sbi->ctr->read_bytes, ret);
+			if (cb(arg, iov, sk.nkeep))
+				ret = -EIO;
+		}
+		for (unsigned int i = 0; i < sk.nkeep; i++)
+			folio_put(sbi, keep[i]);
+		if (ret != -E2BIG)
+			return ret;
+	}
+	uint8_t *buf = malloc(len);
+
+	if (!buf)
+		return -ENOMEM;
+	ret = f2fs_file_read(sbi, fi, buf, len, off);
+	if (ret >= 0) {
+		struct iovec one = { buf, (size_t)ret };
+
+		if (cb(arg, &one, 1))
+			ret = -EIO;
+	}
+	free(buf);
+	return ret;
 }

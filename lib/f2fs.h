@@ -576,6 +576,8 @@ int f2fs_write_inline_data(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 int f2fs_check_space(struct f2fs_sb_info *sbi, uint64_t nblocks);
 /* Free blocks and nodes from file block "from" on (truncate). */
 int f2fs_truncate_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t from);
+ssize_t f2fs_file_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, size_t len,
+			   uint64_t off, int (*cb)(void *, const struct iovec *, int), void *arg);
 /* Read one whole file block (directory blocks): a cached data folio, referenced. */
 struct folio *f2fs_get_data_folio(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 				  uint64_t lblk);

@@ -171,6 +171,27 @@ ssize_t uf2fs_read(struct uf2fs *fs, uint32_t ino, void *buf, size_t len, uint64
 	return ret;
 }
 
+ssize_t uf2fs_read_iov(struct uf2fs *fs, uint32_t ino, size_t len, uint64_t off,
+		       uf2fs_emit_t emit, void *arg)
+{
+	struct f2fs_sb_info *sbi = SBI(fs);
+	struct f2fs_inode_info *fi;
+	ssize_t ret;
+
+	pthread_rwlock_rdlock(&sbi->cp_rwsem);
+	fi = get_inode(sbi, ino);
+	if (IS_ERR(fi)) {
+		ret = PTR_ERR(fi);
+	} else {
+		pthread_rwlock_rdlock(&fi->i_rwsem);
+		ret = S_ISDIR(fi->mode) ? -EISDIR : f2fs_file_read_iov(sbi, fi, len, off, emit, arg);
+		pthread_rwlock_unlock(&fi->i_rwsem);
+		f2fs_iput(sbi, fi);
+	}
+	pthread_rwlock_unlock(&sbi->cp_rwsem);
+	return ret;
+}
+
 ssize_t uf2fs_readlink(struct uf2fs *fs, uint32_t ino, char *buf, size_t size)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);

@@ -80,6 +80,15 @@ int uf2fs_readdir(struct uf2fs *fs, uint32_t dir, uint64_t pos, uf2fs_filldir_t 
 
 /* /// Data /// */
 ssize_t uf2fs_read(struct uf2fs *fs, uint32_t ino, void *buf, size_t len, uint64_t off);
+/*
+ * Zero-copy read: emit receives iovecs pointing into the cache, valid only
+ * during the call; a non-zero return from emit makes the read fail (-EIO).
+ * Returns the bytes described, or -errno.
+ */
+struct iovec;
+typedef int (*uf2fs_emit_t)(void *arg, const struct iovec *iov, int cnt);
+ssize_t uf2fs_read_iov(struct uf2fs *fs, uint32_t ino, size_t len, uint64_t off,
+		       uf2fs_emit_t emit, void *arg);
 ssize_t uf2fs_readlink(struct uf2fs *fs, uint32_t ino, char *buf, size_t size);
 /* Advisory: the front end tells the library a file is opened or closed. */
 int uf2fs_open(struct uf2fs *fs, uint32_t ino, int flags);
