@@ -36,6 +36,28 @@ static unsigned int addrs_per_block(const struct f2fs_inode_info *fi)
 	return DEF_ADDRS_PER_BLOCK;
 }
 
+unsigned int f2fs_addrs_per_block(const struct f2fs_inode_info *fi)
+{
+	return addrs_per_block(fi);
+}
+
+/* As the kernel's start_bidx_of_node: the first file block a dnode addresses. */
+uint64_t f2fs_start_bidx_of_node(unsigned int node_ofs, const struct f2fs_inode_info *fi)
+{
+	unsigned int indirect_blks = 2 * NIDS_PER_BLOCK + 4;
+	uint64_t bidx;
+
+	if (node_ofs == 0)
+		return 0;
+	if (node_ofs <= 2)
+		bidx = node_ofs - 1;
+	else if (node_ofs <= indirect_blks)
+		bidx = node_ofs - 2 - (node_ofs - 4) / (NIDS_PER_BLOCK + 1);
+	else
+		bidx = node_ofs - 5 - (node_ofs - indirect_blks - 3) / (NIDS_PER_BLOCK + 1);
+	return bidx * addrs_per_block(fi) + fi->addrs_per_inode;
+}
+
 /* As the kernel's get_node_path, node offsets included. */
 static int get_node_path(const struct f2fs_inode_info *fi, uint64_t block, struct node_path *p)
 {

@@ -243,6 +243,8 @@ struct folio *f2fs_get_node_folio(struct f2fs_sb_info *sbi, nid_t nid);
 /* Write side (node.c) */
 int f2fs_alloc_nid(struct f2fs_sb_info *sbi, nid_t ino, nid_t *out);
 void f2fs_alloc_nid_failed(struct f2fs_sb_info *sbi, nid_t nid);
+/* Recovery: take a specific nid (an inode born after the checkpoint). */
+int f2fs_claim_nid(struct f2fs_sb_info *sbi, nid_t nid);
 /* A new node block in the cache, zeroed, footer set, dirty. ofs: node offset. */
 struct folio *f2fs_new_node_folio(struct f2fs_sb_info *sbi, nid_t nid, nid_t ino,
 				  unsigned int ofs, bool is_dir);
@@ -250,6 +252,8 @@ struct folio *f2fs_new_node_folio(struct f2fs_sb_info *sbi, nid_t nid, nid_t ino
 int f2fs_truncate_node(struct f2fs_sb_info *sbi, nid_t nid);
 int f2fs_write_node_folio(struct f2fs_sb_info *sbi, struct folio *f);
 int f2fs_flush_nat(struct f2fs_sb_info *sbi);
+/* The node had a block at the last checkpoint (its NAT entry on disk). */
+bool f2fs_nid_checkpointed(struct f2fs_sb_info *sbi, nid_t nid);
 void f2fs_nat_after_checkpoint(struct f2fs_sb_info *sbi);
 bool f2fs_is_dnode_ofs(unsigned int ofs);
 static inline unsigned int ofs_of_node(const struct f2fs_node *n)
@@ -330,6 +334,10 @@ int f2fs_allocate_block_next(struct f2fs_sb_info *sbi, int type, const struct f2
 			     block_t *out, block_t *next);
 void f2fs_invalidate_block(struct f2fs_sb_info *sbi, block_t blk);
 bool f2fs_block_is_valid(struct f2fs_sb_info *sbi, block_t blk);
+/* Recovery: a block written after the checkpoint becomes valid, with its summary. */
+int f2fs_claim_block(struct f2fs_sb_info *sbi, block_t blk, const struct f2fs_summary *sum);
+/* Recovery: every current segment moves to a fresh one. */
+int f2fs_move_all_cursegs(struct f2fs_sb_info *sbi);
 int f2fs_flush_sit(struct f2fs_sb_info *sbi);
 int f2fs_write_curseg_ssa(struct f2fs_sb_info *sbi);
 void f2fs_clear_prefree(struct f2fs_sb_info *sbi);
@@ -482,6 +490,7 @@ struct f2fs_inode_info {
 	unsigned int open_count;
 	bool orphan;			/* unlinked while open: freed at last release */
 	bool freed;			/* its blocks and nid are gone */
+	uint64_t ns_changed_at;		/* cp_ver + 1 when a name or xattr changed since it */
 };
 
 /* Write side (inode.c) */
@@ -497,6 +506,14 @@ int f2fs_add_orphan(struct f2fs_sb_info *sbi, nid_t ino);
 void f2fs_remove_orphan(struct f2fs_sb_info *sbi, nid_t ino);
 int f2fs_cleanup_orphans(struct f2fs_sb_info *sbi);
 void f2fs_inode_touch(struct f2fs_inode_info *fi, bool mtime, bool ctime);
+/* A change roll-forward cannot replay: the next fsync of the inode checkpoints. */
+static inline void f2fs_mark_need_cp(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	fi->ns_changed_at = sbi->cp_ver + 1;
+}
+/* recovery.c: 1 when the caller must checkpoint instead, else 0 or -errno */
+int f2fs_fsync_file(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+int f2fs_recover_fsync_data(struct f2fs_sb_info *sbi);
 
 struct f2fs_inode_info *f2fs_iget(struct f2fs_sb_info *sbi, nid_t ino);
 void f2fs_iput(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
@@ -544,6 +561,8 @@ struct dnode_of_data {
 
 int f2fs_get_dnode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t block,
 		   struct dnode_of_data *dn);
+unsigned int f2fs_addrs_per_block(const struct f2fs_inode_info *fi);
+uint64_t f2fs_start_bidx_of_node(unsigned int node_ofs, const struct f2fs_inode_info *fi);
 int f2fs_get_dnode_alloc(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t block,
 			 struct dnode_of_data *dn);
 

@@ -755,14 +755,34 @@ int uf2fs_sync(struct uf2fs *fs)
 	return f2fs_checkpoint_now(SBI(fs), false);
 }
 
-/* Until roll-forward recovery lands, fsync makes the file durable by checkpoint. */
+/*
+ * fsync: roll-forward (data, dnodes and the inode with the fsync mark, then
+ * a flush) when the change allows it, else a checkpoint.
+ */
 int uf2fs_fsync(struct uf2fs *fs, uint32_t ino, bool datasync)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
+	struct f2fs_inode_info *fi;
+	int ret;
 
 	if (sbi->opts.read_only)
 		return 0;
-	return f2fs_checkpoint_now(sbi, false);
+	ret = f2fs_begin_write(sbi);
+	if (ret)
+		return ret;
+	fi = get_inode(sbi, ino);
+	if (IS_ERR(fi)) {
+		ret = PTR_ERR(fi);
+	} else {
+		pthread_rwlock_wrlock(&fi->i_rwsem);
+		ret = sbi->opts.fsync_mode_checkpoint ? 1 : f2fs_fsync_file(sbi, fi);
+		pthread_rwlock_unlock(&fi->i_rwsem);
+		f2fs_iput(sbi, fi);
+	}
+	pthread_rwlock_unlock(&sbi->cp_rwsem);
+	if (ret == 1)
+		ret = f2fs_checkpoint_now(sbi, false);
+	return ret;
 }
 
 static uint64_t dirty_limit(struct f2fs_sb_info *sbi)

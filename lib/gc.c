@@ -127,25 +127,6 @@ static int move_node_block(struct f2fs_sb_info *sbi, block_t blk, nid_t nid)
 	return 0;
 }
 
-/* As the kernel's start_bidx_of_node: first file block a dnode addresses. */
-static uint64_t start_bidx_of_node(unsigned int node_ofs, const struct f2fs_inode_info *fi)
-{
-	unsigned int indirect_blks = 2 * NIDS_PER_BLOCK + 4;
-	uint64_t apb = f2fs_is_compressed(fi) ?
-		       DEF_ADDRS_PER_BLOCK & ~((1u << fi->log_cluster_size) - 1) :
-		       DEF_ADDRS_PER_BLOCK;
-	uint64_t bidx;
-
-	if (node_ofs == 0)
-		return 0;
-	if (node_ofs <= 2)
-		bidx = node_ofs - 1;
-	else if (node_ofs <= indirect_blks)
-		bidx = node_ofs - 2 - (node_ofs - 4) / (NIDS_PER_BLOCK + 1);
-	else
-		bidx = node_ofs - 5 - (node_ofs - indirect_blks - 3) / (NIDS_PER_BLOCK + 1);
-	return bidx * apb + fi->addrs_per_inode;
-}
 
 /*
  * Copy one data block to the log head and re-point its dnode. A block whose
@@ -179,7 +160,7 @@ static int move_data_block(struct f2fs_sb_info *sbi, block_t blk, const struct f
 	if (ofs >= (ofs_of_node(folio_node(dn)) ? DEF_ADDRS_PER_BLOCK : fi->addrs_per_inode) ||
 	    addrs[ofs] != blk)
 		goto out;	/* stale summary */
-	uint64_t lblk = start_bidx_of_node(ofs_of_node(folio_node(dn)), fi) + ofs;
+	uint64_t lblk = f2fs_start_bidx_of_node(ofs_of_node(folio_node(dn)), fi) + ofs;
 
 	cached = folio_lookup(sbi, MAP_DATA, fi->ino, lblk);
 	if (cached) {

@@ -235,6 +235,7 @@ int uf2fs_link(struct uf2fs *fs, uint32_t ino, uint32_t newdir, const char *name
 		ret = f2fs_add_link(sbi, dir, name, len, fi->ino, fi->mode);
 	if (!ret) {
 		fi->nlink++;
+		f2fs_mark_need_cp(sbi, fi);
 		f2fs_inode_touch(fi, false, true);
 		f2fs_mark_inode_dirty(sbi, fi);
 	}
@@ -253,6 +254,7 @@ put:
 /* The last name is gone: free now, or at the last close when still open. */
 static int drop_nlink(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 {
+	f2fs_mark_need_cp(sbi, fi);
 	if (S_ISDIR(fi->mode))
 		fi->nlink = 0;
 	else if (fi->nlink)
@@ -375,6 +377,7 @@ static void set_inode_name(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	memcpy(folio_node(f)->i.i_name, name, len);
 	folio_mark_dirty(sbi, f);
 	folio_put(sbi, f);
+	f2fs_mark_need_cp(sbi, fi);
 	f2fs_inode_touch(fi, false, true);
 	f2fs_mark_inode_dirty(sbi, fi);
 }

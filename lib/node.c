@@ -732,3 +732,41 @@ int f2fs_write_dirty_nodes(struct f2fs_sb_info *sbi)
 	free(v);
 	return ret;
 }
+
+bool f2fs_nid_checkpointed(struct f2fs_sb_info *sbi, nid_t nid)
+{
+	struct f2fs_nat_entry e = { 0 };
+
+	if (nid < F2FS_RESERVED_NODE_NUM || nid >= sbi->nm.max_nid || read_nat_entry(sbi, nid, &e))
+		return false;
+	return le32(e.block_addr) != NULL_ADDR;
+}
+
+int f2fs_claim_nid(struct f2fs_sb_info *sbi, nid_t nid)
+{
+	struct f2fs_nm_info *nm = &sbi->nm;
+	struct nat_entry *e;
+	int ret = 0;
+
+	pthread_mutex_lock(&nm->lock);
+	e = nat_cache_find(nm, nid);
+	if (e && e->blk != NULL_ADDR) {
+		ret = -EEXIST;
+	} else {
+		e = nat_cache_grab(nm, nid);
+		if (!e) {
+			ret = -ENOMEM;
+		} else {
+			e->ino = nid;
+			e->blk = NEW_ADDR;
+			for (unsigned int i = 0; i < nm->nr_free; i++) {
+				if (nm->free_nids[i] == nid) {
+					nm->free_nids[i] = nm->free_nids[--nm->nr_free];
+					break;
+				}
+			}
+		}
+	}
+	pthread_mutex_unlock(&nm->lock);
+	return ret;
+}

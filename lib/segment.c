@@ -605,3 +605,67 @@ int f2fs_write_curseg_ssa(struct f2fs_sb_info *sbi)
 	}
 	return 0;
 }
+
+/// Recovery support ///
+
+static int update_ssa_entry(struct f2fs_sb_info *sbi, unsigned int segno, unsigned int off,
+			    const struct f2fs_summary *sum)
+{
+	struct f2fs_summary_block *blk;
+	int ret;
+
+	for (int i = 0; i < NR_CURSEG_TYPE; i++) {
+		if (sbi->sm.curseg[i].segno == segno) {
+			sbi->sm.sum_blk[i]->entries[off] = *sum;
+			return 0;
+		}
+	}
+	blk = malloc(F2FS_BLKSIZE);
+	if (!blk)
+		return -ENOMEM;
+	ret = f2fs_dev_read_blocks(&sbi->dev, blk, sbi->ssa_blkaddr + segno, 1);
+	if (!ret) {
+		blk->entries[off] = *sum;
+		blk->footer.entry_type = SUM_TYPE_DATA;
+		ret = write_ssa_block(sbi, segno, blk);
+	}
+	free(blk);
+	return ret;
+}
+
+int f2fs_claim_block(struct f2fs_sb_info *sbi, block_t blk, const struct f2fs_summary *sum)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	unsigned int segno = f2fs_segno(sbi, blk);
+	unsigned int off = (blk - sbi->main_blkaddr) & (sbi->blocks_per_seg - 1);
+	struct seg_entry *se = &sm->sentries[segno];
+	int ret;
+
+	pthread_mutex_lock(&sm->lock);
+	if (f2fs_test_bit(off, se->valid_map)) {
+		pthread_mutex_unlock(&sm->lock);
+		return f2fs_error(sbi, EFSCORRUPTED, "recovery: block %u is already in use", blk);
+	}
+	if (!se->valid_blocks && !is_curseg(sm, segno))
+		se->type = CURSEG_WARM_DATA;	/* a segment the crashed session opened */
+	f2fs_set_bit_msb(off, se->valid_map);
+	se->valid_blocks++;
+	sm->valid_blocks++;
+	bit_set(sm->dirty_sit, segno);
+	ret = update_ssa_entry(sbi, segno, off, sum);
+	pthread_mutex_unlock(&sm->lock);
+	return ret;
+}
+
+int f2fs_move_all_cursegs(struct f2fs_sb_info *sbi)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	int ret = 0;
+
+	pthread_mutex_lock(&sm->lock);
+	for (int i = 0; i < NR_CURSEG_TYPE && !ret; i++)
+		ret = new_curseg(sbi, i);
+	sm->nr_free = f2fs_count_free_segments(sbi);
+	pthread_mutex_unlock(&sm->lock);
+	return ret;
+}

@@ -260,6 +260,7 @@ void uf2fs_default_options(struct uf2fs_options *opts)
 	opts->read_only = true;
 	opts->max_folio_order = 8;	/* 1 MiB folios, the largest FUSE request */
 	opts->backend = UF2FS_BACKEND_PSYNC;
+	opts->background_gc = -1;	/* on, as the kernel's background_gc=on */
 }
 
 /*
@@ -280,11 +281,6 @@ static int check_writable(struct f2fs_sb_info *sbi)
 	if (flags & CP_DISABLED_FLAG)
 		return f2fs_error(sbi, EROFS, "checkpoint=disable state is not supported for "
 				  "writing");
-	if (sbi->need_recovery)
-		return f2fs_error(sbi, EROFS,
-				  "the image needs roll-forward recovery of %u fsync'd dnodes; "
-				  "uf2fs does not replay them yet: mount read-only, or let Linux "
-				  "mount it once", sbi->nr_fsync_dnodes);
 	return 0;
 }
 
@@ -357,6 +353,11 @@ static int mount_steps(struct f2fs_sb_info *sbi)
 				  sbi->root_ino);
 	if (sbi->opts.read_only)
 		return 0;
+	if (sbi->need_recovery) {
+		ret = f2fs_recover_fsync_data(sbi);
+		if (ret)
+			return ret;
+	}
 	ret = f2fs_cleanup_orphans(sbi);
 	if (!ret)
 		ret = f2fs_start_checkpoint_thread(sbi);

@@ -154,6 +154,7 @@ static int update_xattr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, co
 	if (!ret && up.set_mode)
 		fi->mode = up.mode;
 	if (!ret && up.touched) {
+		f2fs_mark_need_cp(sbi, fi);
 		f2fs_inode_touch(fi, false, true);
 		f2fs_mark_inode_dirty(sbi, fi);
 	}

@@ -34,6 +34,7 @@ struct uf2fs_options {
 	bool quiet;			/* no messages on stderr */
 	unsigned int checkpoint_interval;	/* seconds; 0 means the kernel's 60 */
 	int background_gc;		/* -1 default (on), 0 off, 1 on */
+	bool fsync_mode_checkpoint;	/* every fsync checkpoints (no roll-forward) */
 	/* RAM backend only: the image bytes (copied) */
 	const void *ram_image;
 	size_t ram_size;
