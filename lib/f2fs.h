@@ -256,6 +256,7 @@ int f2fs_flush_nat(struct f2fs_sb_info *sbi);
 bool f2fs_nid_checkpointed(struct f2fs_sb_info *sbi, nid_t nid);
 void f2fs_nat_after_checkpoint(struct f2fs_sb_info *sbi);
 bool f2fs_is_dnode_ofs(unsigned int ofs);
+void f2fs_set_inode_chksum(struct f2fs_sb_info *sbi, struct f2fs_node *n);
 static inline unsigned int ofs_of_node(const struct f2fs_node *n)
 {
 	return n->footer.flag >> OFFSET_BIT_SHIFT;

@@ -550,9 +550,7 @@ int f2fs_write_node_folio(struct f2fs_sb_info *sbi, struct folio *f)
 		return ret;
 	n->footer.cp_ver = f2fs_node_cp_ver(sbi);
 	n->footer.next_blkaddr = next;
-	if (ofs_of_node(n) == 0 && le32(n->footer.ino) == nid &&
-	    f2fs_has_feature(sbi, F2FS_FEATURE_INODE_CHKSUM) && (n->i.i_inline & F2FS_EXTRA_ATTR))
-		n->i.i_inode_checksum = f2fs_inode_chksum(sbi->chksum_seed, n);
+	f2fs_set_inode_chksum(sbi, n);
 	struct iovec v = { n, F2FS_BLKSIZE };
 
 	ret = f2fs_dev_writev_blocks(&sbi->dev, &v, 1, blk);
@@ -769,4 +767,12 @@ int f2fs_claim_nid(struct f2fs_sb_info *sbi, nid_t nid)
 	}
 	pthread_mutex_unlock(&nm->lock);
 	return ret;
+}
+
+/* Inode blocks carry a checksum when the feature and extra attributes allow it. */
+void f2fs_set_inode_chksum(struct f2fs_sb_info *sbi, struct f2fs_node *n)
+{
+	if (ofs_of_node(n) == 0 && le32(n->footer.ino) == le32(n->footer.nid) &&
+	    f2fs_has_feature(sbi, F2FS_FEATURE_INODE_CHKSUM) && (n->i.i_inline & F2FS_EXTRA_ATTR))
+		n->i.i_inode_checksum = f2fs_inode_chksum(sbi->chksum_seed, n);
 }

@@ -238,6 +238,7 @@ static int recreate_inode(struct f2fs_sb_info *sbi, const struct f2fs_node *logg
 		memset(&folio_node(f)->i.i_addr[extra], 0,
 		       (DEF_ADDRS_PER_INODE - extra) * sizeof(uint32_t));
 	}
+	f2fs_set_inode_chksum(sbi, folio_node(f));
 	folio_put(sbi, f);
 	return 0;
 }

@@ -15,7 +15,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 
 if [ -t 1 ]; then B=$'\033[1m' D=$'\033[2m' RED=$'\033[1;31m' GRN=$'\033[1;32m' N=$'\033[0m'
-else B= D= RED= GRN= N=; fi
+else B='' D='' RED='' GRN='' N=''; fi
 n=0
 section() {
 	n=$((n + 1))

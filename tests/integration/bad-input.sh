@@ -107,8 +107,11 @@ try_file_eio() {
 	fi
 	local got
 	got=$(timeout $T cat "$mnt/victim/ok" | sha256sum | cut -d' ' -f1) || true
-	[ "$got" = "$OK_SUM" ] && good "an undamaged file reads correctly" ||
+	if [ "$got" = "$OK_SUM" ]; then
+		good "an undamaged file reads correctly"
+	else
 		bad "an undamaged file reads wrong"
+	fi
 	local err rc=0
 	if [ -d "$SRC$path" ]; then
 		err=$(timeout $T ls -la "$mnt$path" 2>&1 >/dev/null) || rc=$?
@@ -264,7 +267,7 @@ for case in $CASES; do
 		fi;;
 	inode|inode-csum)
 		src=$BASE
-		[ $case = inode-csum ] && src=$BASE_CSUM
+		[ "$case" = inode-csum ] && src=$BASE_CSUM
 		cp --sparse=always "$src" "$img"
 		r=$(f2fsimg corrupt "$img" inode /victim/file-inode)
 		echo "$r"

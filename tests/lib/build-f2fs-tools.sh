@@ -50,7 +50,7 @@ tarball=$(ls "$src"/f2fs-tools_*.orig.tar.* | head -1)
 rm -rf "$src/tree" && mkdir -p "$src/tree"
 tar -xf "$tarball" -C "$src/tree" --strip-components=1
 T=$src/tree
-uver=$(cat "$T/VERSION" | head -1)
+uver=$(head -1 "$T/VERSION")
 major=${uver%%.*}; minor=${uver#*.}; minor=${minor%%.*}
 
 # One fix: sload 1.15 leaves i_inline_xattr_size at 0 on the inodes it creates

@@ -128,7 +128,8 @@ _is_mounted() {
 mount_uf2fs() {
 	local img=$1 mnt=$2 opts=${3:-} i rc
 	mkdir -p "$mnt"
-	local log=${TMP:-/tmp}/mount-$(basename "$mnt")-$RANDOM.log
+	local log
+	log=${TMP:-/tmp}/mount-$(basename "$mnt")-$RANDOM.log
 	local args=(mount "$img" "$mnt")
 	[ -n "$opts" ] && args+=(-o "$opts")
 	_MOUNT_LOG[$mnt]=$log
