@@ -14,6 +14,7 @@ CC      ?= cc
 PREFIX  ?= /usr/local
 SAN     ?=
 V       ?= 0
+comma   := ,
 
 ifeq ($(SAN),)
 BUILD   := build
@@ -22,7 +23,6 @@ else
 BUILD   := build-san-$(subst $(comma),-,$(SAN))
 SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
-comma := ,
 
 PKGS    := fuse3 liburing liblz4 libzstd lzo2 zlib cmocka
 # Debian packages: build deps, then tools used by tests, demo and bench.

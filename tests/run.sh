@@ -9,7 +9,7 @@
 set -u
 cd "$(dirname "$0")/.."
 export BUILD=${BUILD:-build}
-export UF2FS=$PWD/$BUILD/uf2fs
+case $BUILD in /*) export UF2FS=$BUILD/uf2fs;; *) export UF2FS=$PWD/$BUILD/uf2fs;; esac
 export TOP=$PWD
 layers=${*:-unit integration compat fuzz powerloss}
 logdir=$BUILD/test-logs

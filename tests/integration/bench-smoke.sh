@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make bench` keeps working: a tiny BENCH_QUICK run (16 MiB files, bs 1M,
+# every target) must finish, mount every target and write its results.
+# Numbers are not checked: benchmarks never pass or fail on a time.
+set -euo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+need_fuse
+need_f2fs_tools
+need_uf2fs
+need_cmd fio mkfs.ext4 fuse2fs cc pkg-config
+pkg-config --exists fuse3 || skip "fuse3 development files missing"
+tmpdir_init bench-smoke
+rc=0
+BENCH_QUICK=1 BENCH_SIZE=16M BENCH_BS=1M BENCH_RUNTIME=5 BENCH_OUT=$TMP/out \
+	BENCH_DIR=$TMP/work BUILD=$BUILD_ABS "$TOP/bench/run.sh" || rc=$?
+[ "$rc" -eq 0 ] || fail "bench/run.sh exited $rc"
+md=$TMP/out/results.md
+[ -s "$md" ] || fail "no results.md"
+ls "$TMP"/out/results-*.json >/dev/null || fail "no results JSON"
+if grep -q '^Errors:' "$md"; then
+	sed -n '/^Errors:/,/^$/p' "$md"
+	fail "a target failed"
+fi
+grep -q '^| DATA_READ | 1M | cold |' "$md" || fail "no DATA_READ row"
+grep -q 'read  requests\|request' "$md" || fail "no uf2fs stats in the results"
+pass "bench runs"
