@@ -269,13 +269,98 @@ static int ram_readv(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uin
 	return ram_rw(dev, iov, cnt, off, false);
 }
 
+/* Under the power-cut model a write is pending until a flush. */
+static int remember_pending(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
+{
+	struct pending_write *p;
+	size_t len = iov_bytes(iov, cnt), done = 0;
+
+	if (dev->nr_pending == dev->pending_cap) {
+		unsigned int cap = dev->pending_cap ? dev->pending_cap * 2 : 64;
+
+		p = realloc(dev->pending, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		dev->pending = p;
+		dev->pending_cap = cap;
+	}
+	p = &dev->pending[dev->nr_pending];
+	p->data = malloc(len ? len : 1);
+	if (!p->data)
+		return -ENOMEM;
+	for (int i = 0; i < cnt; i++) {
+		memcpy(p->data + done, iov[i].iov_base, iov[i].iov_len);
+		done += iov[i].iov_len;
+	}
+	p->off = off;
+	p->len = len;
+	dev->nr_pending++;
+	return 0;
+}
+
 static int ram_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
 {
-	return ram_rw(dev, iov, cnt, off, true);
+	int ret = 0;
+
+	if (!dev->durable)
+		return ram_rw(dev, iov, cnt, off, true);
+	pthread_mutex_lock(&dev->pc_lock);
+	if (dev->cut) {
+		pthread_mutex_unlock(&dev->pc_lock);
+		return 0;	/* the power is off: the write goes nowhere */
+	}
+	ret = ram_rw(dev, iov, cnt, off, true);
+	if (!ret)
+		ret = remember_pending(dev, iov, cnt, off);
+	if (dev->cut_at && ++dev->nr_writes >= dev->cut_at)
+		dev->cut = true;
+	pthread_mutex_unlock(&dev->pc_lock);
+	return ret;
+}
+
+static void drop_pending(struct f2fs_dev *dev)
+{
+	for (unsigned int i = 0; i < dev->nr_pending; i++)
+		free(dev->pending[i].data);
+	dev->nr_pending = 0;
 }
 
 static int ram_flush(struct f2fs_dev *dev)
 {
+	if (!dev->durable)
+		return 0;
+	pthread_mutex_lock(&dev->pc_lock);
+	if (!dev->cut) {
+		for (unsigned int i = 0; i < dev->nr_pending; i++)
+			memcpy(dev->durable + dev->pending[i].off, dev->pending[i].data,
+			       dev->pending[i].len);
+		drop_pending(dev);
+	}
+	pthread_mutex_unlock(&dev->pc_lock);
+	return 0;
+}
+
+int f2fs_dev_persisted(struct f2fs_dev *dev, uint8_t **out, size_t *len)
+{
+	uint8_t *img;
+
+	if (!dev->durable)
+		return -EINVAL;
+	img = malloc(dev->size);
+	if (!img)
+		return -ENOMEM;
+	pthread_mutex_lock(&dev->pc_lock);
+	memcpy(img, dev->durable, dev->size);
+	/* the torn variant: what was sent may have landed, the last one in part */
+	for (unsigned int i = 0; dev->tear && i < dev->nr_pending; i++) {
+		struct pending_write *p = &dev->pending[i];
+		size_t n = i + 1 == dev->nr_pending ? p->len / 2 : p->len;
+
+		memcpy(img + p->off, p->data, n);
+	}
+	pthread_mutex_unlock(&dev->pc_lock);
+	*out = img;
+	*len = dev->size;
 	return 0;
 }
 
@@ -289,6 +374,13 @@ static int ram_discard(struct f2fs_dev *dev, uint64_t off, uint64_t len)
 
 static void ram_close(struct f2fs_dev *dev)
 {
+	if (dev->durable) {
+		drop_pending(dev);
+		free(dev->pending);
+		free(dev->durable);
+		pthread_mutex_destroy(&dev->pc_lock);
+		dev->durable = NULL;
+	}
 	if (dev->ram_owned)
 		free(dev->ram);
 	dev->ram = NULL;
@@ -374,8 +466,19 @@ int f2fs_dev_open(struct f2fs_dev *dev, const struct uf2fs_options *opts)
 			memcpy(dev->ram, opts->ram_image, dev->size);
 		}
 		dev->ops = &ram_ops;
+		if (!dev->read_only && opts->power_cut_model) {
+			dev->durable = malloc(dev->size ? dev->size : 1);
+			if (!dev->durable)
+				return -ENOMEM;
+			memcpy(dev->durable, dev->ram, dev->size);
+			pthread_mutex_init(&dev->pc_lock, NULL);
+			dev->cut_at = opts->fault_cut_at;
+			dev->tear = opts->fault_tear;
+		}
+		atomic_store(&dev->fail_at, opts->fault_eio_at);
 		return 0;
 	}
+	atomic_store(&dev->fail_at, opts->fault_eio_at);
 	if (!opts->device)
 		return -EINVAL;
 	int ret = dev_open_fd(dev, opts->device);

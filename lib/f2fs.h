@@ -100,7 +100,27 @@ struct f2fs_dev {
 	/* fault injection for tests: fail the Nth request (1-based), 0 = off */
 	atomic_uint_fast64_t fail_at;
 	atomic_uint_fast64_t nr_submitted;
+	/*
+	 * Power-cut model (RAM backend): "ram" is what reads see; "durable"
+	 * only what flushes made safe. Writes since the last flush are pending;
+	 * after write number cut_at nothing more reaches either.
+	 */
+	uint8_t *durable;
+	struct pending_write *pending;
+	unsigned int nr_pending, pending_cap;
+	uint64_t nr_writes, cut_at;
+	bool cut, tear;
+	pthread_mutex_t pc_lock;
 };
+
+struct pending_write {
+	uint64_t off;
+	size_t len;
+	uint8_t *data;
+};
+
+/* The image as it would be after power loss now (tear: keep unflushed writes, last torn). */
+int f2fs_dev_persisted(struct f2fs_dev *dev, uint8_t **out, size_t *len);
 
 int f2fs_dev_open(struct f2fs_dev *dev, const struct uf2fs_options *opts);
 void f2fs_dev_close(struct f2fs_dev *dev);

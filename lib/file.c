@@ -847,3 +847,41 @@ int uf2fs_fallocate(struct uf2fs *fs, uint32_t ino, int mode, uint64_t off, uint
 		f2fs_make_room(SBI(fs));
 	return ret == -EAGAIN ? -ENOSPC : ret;
 }
+
+/// Shutdown (F2FS_IOC_SHUTDOWN) ///
+
+/*
+ * The kernel's going-down modes: full sync and metadata sync checkpoint
+ * first; "nosync" drops what is dirty, as a crash would; "need fsck" marks
+ * the checkpoint. Afterwards every write fails with EIO, as after the
+ * kernel's f2fs_stop_checkpoint, and a remount recovers what was fsync'd.
+ */
+int uf2fs_shutdown(struct uf2fs *fs, unsigned int mode)
+{
+	struct f2fs_sb_info *sbi = SBI(fs);
+	int ret = 0;
+
+	if (sbi->opts.read_only)
+		return -EROFS;
+	switch (mode) {
+	case UF2FS_GOING_DOWN_FULLSYNC:
+	case UF2FS_GOING_DOWN_METASYNC:
+	case UF2FS_GOING_DOWN_METAFLUSH:
+		ret = f2fs_checkpoint_now(sbi, false);
+		break;
+	case UF2FS_GOING_DOWN_NOSYNC:
+		break;
+	case UF2FS_GOING_DOWN_NEED_FSCK:
+		pthread_rwlock_wrlock(&sbi->cp_rwsem);
+		sbi->ckpt->ckpt_flags |= CP_FSCK_FLAG;
+		ret = f2fs_write_checkpoint(sbi, false);
+		pthread_rwlock_unlock(&sbi->cp_rwsem);
+		break;
+	default:
+		return -EINVAL;
+	}
+	pthread_rwlock_wrlock(&sbi->cp_rwsem);
+	sbi->cp_stopped = true;
+	pthread_rwlock_unlock(&sbi->cp_rwsem);
+	return ret;
+}

@@ -431,3 +431,29 @@ bool uf2fs_needs_recovery(const struct uf2fs *fs)
 {
 	return ((const struct f2fs_sb_info *)fs)->need_recovery;
 }
+
+/// Testing hooks ///
+
+uint64_t uf2fs_test_writes(const struct uf2fs *fs)
+{
+	return ((const struct f2fs_sb_info *)fs)->dev.nr_writes;
+}
+
+bool uf2fs_test_power_is_cut(const struct uf2fs *fs)
+{
+	return ((const struct f2fs_sb_info *)fs)->dev.cut;
+}
+
+int uf2fs_test_persisted_image(struct uf2fs *fs, void **image, size_t *len)
+{
+	return f2fs_dev_persisted(&((struct f2fs_sb_info *)fs)->dev, (uint8_t **)image, len);
+}
+
+void uf2fs_test_crash(struct uf2fs *fs)
+{
+	struct f2fs_sb_info *sbi = (struct f2fs_sb_info *)fs;
+
+	if (!sbi->opts.read_only)
+		f2fs_stop_checkpoint_thread(sbi);
+	sbi_free(sbi);
+}

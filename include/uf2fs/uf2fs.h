@@ -38,6 +38,17 @@ struct uf2fs_options {
 	/* RAM backend only: the image bytes (copied) */
 	const void *ram_image;
 	size_t ram_size;
+	/* Testing: fail the Nth device request with EIO (0: off). */
+	uint64_t fault_eio_at;
+	/*
+	 * Testing, RAM backend: model power loss. Writes count as durable only
+	 * after a flush; after write number fault_cut_at (0: never) the power
+	 * is off and nothing more is written. fault_tear: at power loss the
+	 * unflushed writes land too, the last one torn in half.
+	 */
+	bool power_cut_model;
+	uint64_t fault_cut_at;
+	bool fault_tear;
 };
 
 struct uf2fs_attr {
@@ -140,6 +151,14 @@ int uf2fs_setxattr(struct uf2fs *fs, uint32_t ino, const char *name, const void 
 int uf2fs_removexattr(struct uf2fs *fs, uint32_t ino, const char *name);
 int uf2fs_set_flags(struct uf2fs *fs, uint32_t ino, uint32_t flags);
 bool uf2fs_is_read_only(const struct uf2fs *fs);
+/* F2FS_IOC_SHUTDOWN modes (the kernel's F2FS_GOING_DOWN_*) */
+#define UF2FS_GOING_DOWN_FULLSYNC	0x0
+#define UF2FS_GOING_DOWN_METASYNC	0x1
+#define UF2FS_GOING_DOWN_NOSYNC		0x2
+#define UF2FS_GOING_DOWN_METAFLUSH	0x3
+#define UF2FS_GOING_DOWN_NEED_FSCK	0x4
+/* After it, writes fail with EIO until a remount. */
+int uf2fs_shutdown(struct uf2fs *fs, unsigned int mode);
 /* One round of garbage collection (F2FS_IOC_GARBAGE_COLLECT); -EAGAIN: no victim. */
 int uf2fs_gc(struct uf2fs *fs, bool sync);
 
@@ -159,6 +178,15 @@ void uf2fs_print_stats(struct uf2fs *fs, FILE *out);
 size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size);
 /* True when the image holds fsync'd data past its last checkpoint. */
 bool uf2fs_needs_recovery(const struct uf2fs *fs);
+
+/* /// Testing /// */
+/* Power-cut model: device writes so far, whether the cut happened, and the
+ * image as power loss would leave it (malloc'd; the caller frees it). */
+uint64_t uf2fs_test_writes(const struct uf2fs *fs);
+bool uf2fs_test_power_is_cut(const struct uf2fs *fs);
+int uf2fs_test_persisted_image(struct uf2fs *fs, void **image, size_t *len);
+/* Drop the in-memory filesystem without writing anything (a crash). */
+void uf2fs_test_crash(struct uf2fs *fs);
 
 /* Private ioctl on the mount's root: the stats text. */
 #define UF2FS_IOC_STATS_SIZE	16000
