@@ -745,10 +745,12 @@ static ssize_t read_folios(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 ssize_t f2fs_file_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, void *buf,
 		       size_t len, uint64_t off)
 {
+	uint64_t size = fi->atomic ? fi->atomic_size : fi->size;
+
 	atomic_fetch_add(&sbi->ctr->read_calls, 1);
-	if (off >= fi->size || !len)
+	if (off >= size || !len)
 		return 0;
-	len = MIN((uint64_t)len, fi->size - off);
+	len = MIN((uint64_t)len, size - off);
 	if (f2fs_is_encrypted(fi))
 		return -ENOKEY;
 	struct read_sink sk = { .buf = buf };
@@ -798,9 +800,11 @@ ssize_t f2fs_file_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	struct read_sink sk = { .iov = iov, .keep = keep };
 	ssize_t ret;
 
-	if (off >= fi->size || !len)
+	uint64_t size = fi->atomic ? fi->atomic_size : fi->size;
+
+	if (off >= size || !len)
 		return cb(arg, NULL, 0) ? -EIO : 0;
-	len = MIN((uint64_t)len, fi->size - off);
+	len = MIN((uint64_t)len, size - off);
 	if (f2fs_is_encrypted(fi))
 		return -ENOKEY;
 	if (!f2fs_is_inline_data(fi)) {

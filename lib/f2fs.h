@@ -512,6 +512,9 @@ struct f2fs_inode_info {
 	bool orphan;			/* unlinked while open: freed at last release */
 	bool freed;			/* its blocks and nid are gone */
 	uint64_t ns_changed_at;		/* cp_ver + 1 when a name or xattr changed since it */
+	/* atomic write (F2FS_IOC_START_ATOMIC_WRITE): data stays in memory until commit */
+	bool atomic;
+	uint64_t atomic_size;
 };
 
 /* Write side (inode.c) */
@@ -535,6 +538,10 @@ static inline void f2fs_mark_need_cp(struct f2fs_sb_info *sbi, struct f2fs_inode
 /* recovery.c: 1 when the caller must checkpoint instead, else 0 or -errno */
 int f2fs_fsync_file(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
 int f2fs_recover_fsync_data(struct f2fs_sb_info *sbi);
+int f2fs_atomic_start(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+/* 1 when the caller must checkpoint to finish the commit */
+int f2fs_atomic_commit(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+void f2fs_atomic_abort(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
 
 struct f2fs_inode_info *f2fs_iget(struct f2fs_sb_info *sbi, nid_t ino);
 void f2fs_iput(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);

@@ -83,7 +83,7 @@ static void fill_attr(const struct f2fs_inode_info *fi, struct uf2fs_attr *a)
 	a->nlink = fi->nlink;
 	a->uid = fi->uid;
 	a->gid = fi->gid;
-	a->size = fi->size;
+	a->size = fi->atomic ? fi->atomic_size : fi->size;
 	/* i_blocks counts the inode block itself, which st_blocks does not */
 	a->blocks = fi->blocks ? (fi->blocks - 1) * (F2FS_BLKSIZE / 512) : 0;
 	/* as f2fs_getattr: inline bytes show as the sectors they would take */
@@ -246,6 +246,12 @@ void uf2fs_release(struct uf2fs *fs, uint32_t ino)
 	pthread_mutex_lock(&fi->i_lock);
 	last = fi->open_count && !--fi->open_count;
 	pthread_mutex_unlock(&fi->i_lock);
+	if (last && fi->atomic) {
+		/* as the kernel: closing without commit aborts */
+		pthread_rwlock_wrlock(&fi->i_rwsem);
+		f2fs_atomic_abort(sbi, fi);
+		pthread_rwlock_unlock(&fi->i_rwsem);
+	}
 	if (last && fi->orphan && !fi->nlink && !f2fs_begin_write(sbi)) {
 		pthread_rwlock_wrlock(&fi->i_rwsem);
 		if (fi->orphan && !fi->open_count) {
@@ -775,7 +781,10 @@ int uf2fs_fsync(struct uf2fs *fs, uint32_t ino, bool datasync)
 		ret = PTR_ERR(fi);
 	} else {
 		pthread_rwlock_wrlock(&fi->i_rwsem);
-		ret = sbi->opts.fsync_mode_checkpoint ? 1 : f2fs_fsync_file(sbi, fi);
+		if (fi->atomic)
+			ret = 0;	/* staged data becomes durable at commit, not before */
+		else
+			ret = sbi->opts.fsync_mode_checkpoint ? 1 : f2fs_fsync_file(sbi, fi);
 		pthread_rwlock_unlock(&fi->i_rwsem);
 		f2fs_iput(sbi, fi);
 	}
@@ -883,5 +892,36 @@ int uf2fs_shutdown(struct uf2fs *fs, unsigned int mode)
 	pthread_rwlock_wrlock(&sbi->cp_rwsem);
 	sbi->cp_stopped = true;
 	pthread_rwlock_unlock(&sbi->cp_rwsem);
+	return ret;
+}
+
+/// Atomic writes ///
+
+int uf2fs_atomic_write(struct uf2fs *fs, uint32_t ino, enum uf2fs_atomic_op op)
+{
+	struct f2fs_sb_info *sbi = SBI(fs);
+	struct f2fs_inode_info *fi;
+	int ret;
+
+	ret = f2fs_begin_write(sbi);
+	if (ret)
+		return ret;
+	fi = get_inode(sbi, ino);
+	if (IS_ERR(fi)) {
+		ret = PTR_ERR(fi);
+	} else {
+		pthread_rwlock_wrlock(&fi->i_rwsem);
+		if (op == UF2FS_ATOMIC_START)
+			ret = f2fs_atomic_start(sbi, fi);
+		else if (op == UF2FS_ATOMIC_COMMIT)
+			ret = f2fs_atomic_commit(sbi, fi);
+		else
+			f2fs_atomic_abort(sbi, fi);
+		pthread_rwlock_unlock(&fi->i_rwsem);
+		f2fs_iput(sbi, fi);
+	}
+	pthread_rwlock_unlock(&sbi->cp_rwsem);
+	if (ret == 1)
+		ret = f2fs_checkpoint_now(sbi, false);
 	return ret;
 }

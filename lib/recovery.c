@@ -115,11 +115,62 @@ int f2fs_fsync_file(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 	if (fsync_needs_checkpoint(sbi, fi))
 		return 1;	/* the caller checkpoints */
 	ret = f2fs_writeback_inode(sbi, fi);
+	/* data durable before any node that points at it */
+	if (!ret)
+		ret = f2fs_dev_flush(&sbi->dev);
 	if (!ret)
 		ret = fsync_nodes(sbi, fi);
 	if (!ret)
 		ret = f2fs_dev_flush(&sbi->dev);
 	return ret;
+}
+
+/// Atomic writes (as Android's SQLite uses them) ///
+
+/*
+ * Between start and commit, the file's new data lives only in the cache:
+ * checkpoints and writeback skip the inode, and its size is staged. Commit
+ * is an fsync: the fsync mark on the inode block, written last, makes the
+ * whole set recoverable at once; before it lands, none of it is. A crash
+ * before commit leaves the old content.
+ */
+int f2fs_atomic_start(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	int ret;
+
+	if (!S_ISREG(fi->mode) || f2fs_is_compressed(fi))
+		return -EINVAL;
+	if (fi->atomic)
+		return 0;
+	ret = f2fs_convert_inline_inode(sbi, fi);
+	if (!ret)
+		ret = f2fs_writeback_inode(sbi, fi);
+	if (ret)
+		return ret;
+	fi->atomic = true;
+	fi->atomic_size = fi->size;
+	return 0;
+}
+
+int f2fs_atomic_commit(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	if (!fi->atomic)
+		return -EINVAL;
+	fi->atomic = false;
+	fi->size = fi->atomic_size;
+	f2fs_inode_touch(fi, true, true);
+	f2fs_mark_inode_dirty(sbi, fi);
+	return f2fs_fsync_file(sbi, fi);
+}
+
+void f2fs_atomic_abort(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	if (!fi->atomic)
+		return;
+	fi->atomic = false;
+	/* the staged blocks go; what is on disk is the old content */
+	folio_truncate_owner(sbi, MAP_DATA, fi->ino, 0);
+	f2fs_extent_tree_destroy(fi);
 }
 
 /// Roll-forward recovery ///

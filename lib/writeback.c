@@ -369,7 +369,8 @@ int f2fs_writeback_all_data(struct f2fs_sb_info *sbi)
 			folio_truncate_owner(sbi, MAP_DATA, owners[i], 0);
 			continue;
 		}
-		ret = f2fs_writeback_inode(sbi, fi);
+		/* an uncommitted atomic write must never reach a checkpoint */
+		ret = fi->atomic ? 0 : f2fs_writeback_inode(sbi, fi);
 		f2fs_iput(sbi, fi);
 	}
 	free(owners);
@@ -483,8 +484,12 @@ ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, co
 		pos = wend;
 	}
 done:
-	if (end > fi->size)
+	if (fi->atomic) {
+		if (end > fi->atomic_size)
+			fi->atomic_size = end;
+	} else if (end > fi->size) {
 		fi->size = end;
+	}
 	f2fs_inode_touch(fi, true, true);
 	f2fs_mark_inode_dirty(sbi, fi);
 	return len;
