@@ -925,3 +925,40 @@ int uf2fs_atomic_write(struct uf2fs *fs, uint32_t ino, enum uf2fs_atomic_op op)
 		ret = f2fs_checkpoint_now(sbi, false);
 	return ret;
 }
+
+/// F2FS_IOC_PRECACHE_EXTENTS (seed 002) ///
+
+/*
+ * Map the whole file once: every dnode is read (siblings under an indirect
+ * node in batched readahead) and every run lands in the extent cache, so
+ * later reads map without touching nodes.
+ */
+int uf2fs_precache_extents(struct uf2fs *fs, uint32_t ino)
+{
+	struct f2fs_sb_info *sbi = SBI(fs);
+	struct f2fs_inode_info *fi;
+	int ret = 0;
+
+	pthread_rwlock_rdlock(&sbi->cp_rwsem);
+	fi = get_inode(sbi, ino);
+	if (IS_ERR(fi)) {
+		ret = PTR_ERR(fi);
+		goto out;
+	}
+	pthread_rwlock_rdlock(&fi->i_rwsem);
+	if (S_ISREG(fi->mode) && !f2fs_is_inline_data(fi) && !f2fs_is_compressed(fi)) {
+		uint64_t end = DIV_ROUND_UP(fi->size, F2FS_BLKSIZE);
+
+		for (uint64_t b = 0; b < end && !ret;) {
+			struct f2fs_map_blocks map = { .lblk = b, .len = MIN(end - b, 1ull << 30) };
+
+			ret = f2fs_map_blocks(sbi, fi, &map);
+			b += map.len ? map.len : 1;
+		}
+	}
+	pthread_rwlock_unlock(&fi->i_rwsem);
+	f2fs_iput(sbi, fi);
+out:
+	pthread_rwlock_unlock(&sbi->cp_rwsem);
+	return ret;
+}
