@@ -512,7 +512,13 @@ int uf2fs_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a,
 		goto out;
 	}
 	pthread_rwlock_wrlock(&fi->i_rwsem);
-	if ((valid & UF2FS_SET_SIZE) && (fi->flags & (F2FS_IMMUTABLE_FL | F2FS_APPEND_FL)))
+	/* as notify_change: an immutable inode takes no change, an append-only one only times */
+	if ((fi->flags & F2FS_IMMUTABLE_FL) ||
+	    ((fi->flags & F2FS_APPEND_FL) && (valid & (UF2FS_SET_MODE | UF2FS_SET_UID |
+						    UF2FS_SET_GID | UF2FS_SET_ATIME |
+						    UF2FS_SET_MTIME))))
+		ret = -EPERM;
+	else if ((valid & UF2FS_SET_SIZE) && (fi->flags & F2FS_APPEND_FL))
 		ret = -EPERM;
 	else if ((valid & UF2FS_SET_SIZE) && !S_ISREG(fi->mode))
 		ret = S_ISDIR(fi->mode) ? -EISDIR : -EINVAL;

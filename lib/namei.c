@@ -65,6 +65,25 @@ static void unlock_two(struct f2fs_inode_info *a, struct f2fs_inode_info *b)
 		pthread_rwlock_unlock(&b->i_rwsem);
 }
 
+/*
+ * Immutable and append-only, as the VFS enforces them for local
+ * filesystems (may_delete, may_linkat, inode_permission): through FUSE the
+ * kernel does not know the flags, so the library applies them.
+ */
+static int may_add(const struct f2fs_inode_info *dir)
+{
+	return (dir->flags & F2FS_IMMUTABLE_FL) ? -EPERM : 0;
+}
+
+static int may_delete(const struct f2fs_inode_info *dir, const struct f2fs_inode_info *fi)
+{
+	if (dir->flags & (F2FS_IMMUTABLE_FL | F2FS_APPEND_FL))
+		return -EPERM;
+	if (fi && (fi->flags & (F2FS_IMMUTABLE_FL | F2FS_APPEND_FL)))
+		return -EPERM;
+	return 0;
+}
+
 /// Creation ///
 
 static void encode_rdev(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t rdev)
@@ -119,7 +138,9 @@ static int do_create(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char *nam
 		ret = ret ? ret : -EEXIST;
 		goto unlock;
 	}
-	ret = f2fs_check_space(sbi, 2);
+	ret = may_add(dir);
+	if (!ret)
+		ret = f2fs_check_space(sbi, 2);
 	if (ret)
 		goto unlock;
 	/* BSD group semantics in setgid directories, as Linux applies them */
@@ -219,7 +240,8 @@ int uf2fs_link(struct uf2fs *fs, uint32_t ino, uint32_t newdir, const char *name
 		ret = IS_ERR(dir) ? PTR_ERR(dir) : PTR_ERR(fi);
 		goto put;
 	}
-	if (S_ISDIR(fi->mode)) {
+	if (S_ISDIR(fi->mode) || (fi->flags & (F2FS_IMMUTABLE_FL | F2FS_APPEND_FL)) ||
+	    may_add(dir)) {
 		ret = -EPERM;
 		goto put;
 	}
@@ -301,7 +323,10 @@ static int remove_common(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char 
 		goto unlock;
 	}
 	pthread_rwlock_wrlock(&fi->i_rwsem);
-	if (rmdir && !S_ISDIR(fi->mode))
+	ret = may_delete(dir, fi);
+	if (ret)
+		;
+	else if (rmdir && !S_ISDIR(fi->mode))
 		ret = -ENOTDIR;
 	else if (!rmdir && S_ISDIR(fi->mode))
 		ret = -EISDIR;
@@ -380,6 +405,33 @@ static void set_inode_name(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	f2fs_mark_need_cp(sbi, fi);
 	f2fs_inode_touch(fi, false, true);
 	f2fs_mark_inode_dirty(sbi, fi);
+}
+
+/*
+ * A directory may not move below itself: walk up from the new parent. The
+ * kernel's VFS checks this before FUSE sees a rename; library callers get
+ * the same answer (EINVAL).
+ */
+static bool is_ancestor(struct f2fs_sb_info *sbi, nid_t anc, nid_t dir)
+{
+	for (int depth = 0; depth < 4096 && dir != sbi->root_ino; depth++) {
+		struct f2fs_inode_info *fi;
+		unsigned int ft;
+		nid_t parent;
+		int ret;
+
+		if (dir == anc)
+			return true;
+		fi = f2fs_iget(sbi, dir);
+		if (IS_ERR(fi))
+			return false;
+		ret = f2fs_find_entry(sbi, fi, "..", 2, &parent, &ft);
+		f2fs_iput(sbi, fi);
+		if (ret)
+			return false;
+		dir = parent;
+	}
+	return dir == anc;
 }
 
 static int rename_exchange(struct f2fs_sb_info *sbi, struct rename_ctx *c)
@@ -475,6 +527,19 @@ static int do_rename(struct uf2fs *fs, uint32_t olddir, const char *oldname, siz
 	}
 	if (c.dst == c.src) {
 		ret = 0;	/* two names of one inode: POSIX says do nothing */
+		goto put_inodes;
+	}
+	ret = may_delete(c.odir, c.src);
+	if (!ret)
+		ret = c.dst ? may_delete(c.ndir, c.dst) : may_add(c.ndir);
+	if (!ret && (flags & RENAME_EXCHANGE))
+		ret = may_add(c.odir);
+	if (ret)
+		goto put_inodes;
+	if ((S_ISDIR(c.src->mode) && is_ancestor(sbi, c.src->ino, c.ndir->ino)) ||
+	    (c.dst && S_ISDIR(c.dst->mode) && (flags & RENAME_EXCHANGE) &&
+	     is_ancestor(sbi, c.dst->ino, c.odir->ino))) {
+		ret = -EINVAL;
 		goto put_inodes;
 	}
 	ret = (flags & RENAME_EXCHANGE) ? rename_exchange(sbi, &c) : rename_move(sbi, &c);

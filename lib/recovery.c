@@ -421,7 +421,7 @@ static int recover_data(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	nid_t dnid;
 	int ret;
 
-	if (!ofs && f2fs_is_inline_data(fi))
+	if (!ofs && (f2fs_is_inline_data(fi) || f2fs_is_inline_dentry(fi)))
 		return 0;
 	ret = f2fs_get_dnode_alloc(sbi, fi, start, &dn);
 	if (ret)

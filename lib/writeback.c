@@ -127,7 +127,8 @@ int f2fs_truncate_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, u
 
 	folio_truncate_owner(sbi, MAP_DATA, fi->ino, from);
 	f2fs_extent_invalidate(fi, from, UINT64_MAX - from);
-	if (f2fs_is_inline_data(fi))
+	/* inline data and inline dentries fill i_addr with bytes, not addresses */
+	if (f2fs_is_inline_data(fi) || f2fs_is_inline_dentry(fi))
 		return 0;
 	ifolio = f2fs_get_inode_folio(sbi, fi->ino);
 	if (IS_ERR(ifolio))
