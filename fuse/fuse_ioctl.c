@@ -45,12 +45,23 @@ static void fuse_ioctl_getflags(fuse_req_t req, uint32_t ino, size_t out_bufsz)
 		fuse_reply_ioctl(req, 0, &flags, sizeof(flags));
 }
 
+/* The kernel does not know the flags changed ctime: it is told. */
+static void fuse_ioctl_set_done(fuse_req_t req, struct fuse_uf2fs *u, fuse_ino_t ino, int ret)
+{
+	if (ret < 0) {
+		fuse_op_error(req, ret);
+		return;
+	}
+	fuse_uf2fs_inval_attr(u, ino);
+	fuse_reply_ioctl(req, 0, NULL, 0);
+}
+
 /*
  * The kernel has checked ownership and CAP_LINUX_IMMUTABLE for the
  * immutable and append-only bits (vfs_fileattr_set), and sends the flags as
  * a 4-byte int; which bits f2fs keeps is the library's business.
  */
-static void fuse_ioctl_setflags(fuse_req_t req, uint32_t ino, const void *in_buf,
+static void fuse_ioctl_setflags(fuse_req_t req, fuse_ino_t ino, const void *in_buf,
 				size_t in_bufsz)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
@@ -64,11 +75,8 @@ static void fuse_ioctl_setflags(fuse_req_t req, uint32_t ino, const void *in_buf
 		return;
 	}
 	memcpy(&flags, in_buf, sizeof(flags));
-	ret = uf2fs_set_flags(u->fs, ino, flags);
-	if (ret < 0)
-		fuse_op_error(req, ret);
-	else
-		fuse_reply_ioctl(req, 0, NULL, 0);
+	ret = uf2fs_set_flags(u->fs, fuse_ino_to_f2fs(u, ino), flags);
+	fuse_ioctl_set_done(req, u, ino, ret);
 }
 
 /* The flags that both forms carry, as fileattr_fill_flags() pairs them. */
@@ -131,10 +139,11 @@ static void fuse_ioctl_fsgetxattr(fuse_req_t req, uint32_t ino, size_t out_bufsz
 	fuse_reply_ioctl(req, 0, &fsx, sizeof(fsx));
 }
 
-static void fuse_ioctl_fssetxattr(fuse_req_t req, uint32_t ino, const void *in_buf,
+static void fuse_ioctl_fssetxattr(fuse_req_t req, fuse_ino_t ino, const void *in_buf,
 				  size_t in_bufsz)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	uint32_t f2fs_ino = fuse_ino_to_f2fs(u, ino);
 	struct fsxattr fsx;
 	uint32_t flags;
 	int ret;
@@ -151,13 +160,10 @@ static void fuse_ioctl_fssetxattr(fuse_req_t req, uint32_t ino, const void *in_b
 		fuse_reply_err(req, EOPNOTSUPP);
 		return;
 	}
-	ret = uf2fs_get_flags(u->fs, ino, &flags);
+	ret = uf2fs_get_flags(u->fs, f2fs_ino, &flags);
 	if (ret == 0)
-		ret = uf2fs_set_flags(u->fs, ino, fuse_apply_xflags(flags, fsx.fsx_xflags));
-	if (ret < 0)
-		fuse_op_error(req, ret);
-	else
-		fuse_reply_ioctl(req, 0, NULL, 0);
+		ret = uf2fs_set_flags(u->fs, f2fs_ino, fuse_apply_xflags(flags, fsx.fsx_xflags));
+	fuse_ioctl_set_done(req, u, ino, ret);
 }
 
 static void fuse_ioctl_getversion(fuse_req_t req, uint32_t ino, size_t out_bufsz)
@@ -219,13 +225,13 @@ void fuse_op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 		break;
 	case (unsigned int)FS_IOC_SETFLAGS:
 	case (unsigned int)FS_IOC32_SETFLAGS:
-		fuse_ioctl_setflags(req, f2fs_ino, in_buf, in_bufsz);
+		fuse_ioctl_setflags(req, ino, in_buf, in_bufsz);
 		break;
 	case (unsigned int)FS_IOC_FSGETXATTR:
 		fuse_ioctl_fsgetxattr(req, f2fs_ino, out_bufsz);
 		break;
 	case (unsigned int)FS_IOC_FSSETXATTR:
-		fuse_ioctl_fssetxattr(req, f2fs_ino, in_buf, in_bufsz);
+		fuse_ioctl_fssetxattr(req, ino, in_buf, in_bufsz);
 		break;
 	case (unsigned int)FS_IOC_GETVERSION:
 	case (unsigned int)FS_IOC32_GETVERSION:

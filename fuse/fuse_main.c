@@ -17,12 +17,16 @@
  *
  * Shutdown: however the loop ends (umount or fusermount -u, SIGTERM, SIGINT,
  * SIGHUP, a dead connection), the library is unmounted with a final
- * checkpoint before the process exits; a failed one is reported on stderr
+ * checkpoint before the process exits, after a signal once the kernel's
+ * dirty pages are in (fuse_daemon_flush); a failed one is reported on stderr
  * (and syslog, once detached) and makes the exit status 1. Scripts that
  * fsck the image must wait for the daemon to exit, since umount(2) of a
  * /dev/fuse mount returns before it does.
  */
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,7 +129,7 @@ static void fuse_cl_help(void)
 	       "                           write is served by uf2fs's folio cache\n"
 	       "    writeback_cache        the kernel collects writes in its page cache\n"
 	       "                           and sends them in large batches (rw only; off\n"
-	       "                           by default; unmount, don't kill, to flush)\n"
+	       "                           by default)\n"
 	       CLI_LIB_OPTS_HELP
 	       "    clone_fd, noclone_fd   one /dev/fuse fd per worker thread (default on)\n"
 	       "    max_threads=N          worker threads at most (default %d)\n"
@@ -500,6 +504,60 @@ static int fuse_daemon_mount_lib(struct fuse_cl *cl, struct fuse_uf2fs *u)
 	return 0;
 }
 
+struct fuse_flush {
+	struct fuse_session *se;
+	const char *mountpoint;
+	pthread_t loop_thread;
+	atomic_bool done;
+};
+
+static void *fuse_flush_worker(void *arg)
+{
+	struct fuse_flush *f = arg;
+	int fd = open(f->mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (syncfs(fd) < 0)
+			perror("uf2fs: syncfs");
+		close(fd);
+	}
+	fuse_session_exit(f->se);
+	/*
+	 * The loop may be blocked in read(2) on /dev/fuse; the signal handler
+	 * libfuse installed interrupts it. Again until it is out, in case a
+	 * signal lands just before the read starts.
+	 */
+	while (!atomic_load(&f->done)) {
+		pthread_kill(f->loop_thread, SIGTERM);
+		usleep(10000);
+	}
+	return NULL;
+}
+
+/*
+ * Stopped by a signal, a read-write mount may still have dirty pages in the
+ * kernel (writeback_cache, or a shared writable mmap in any mode), and they
+ * reach us only as WRITEs on a live session: libfuse's unmount closes the
+ * session first, which would drop them. So serve the session once more,
+ * single-threaded, while a helper syncfs()es the mountpoint, then stop.
+ */
+static void fuse_daemon_flush(struct fuse_session *se, const char *mountpoint)
+{
+	struct fuse_flush f = {
+		.se = se, .mountpoint = mountpoint, .loop_thread = pthread_self(),
+	};
+	pthread_t worker;
+
+	fuse_session_reset(se);
+	if (pthread_create(&worker, NULL, fuse_flush_worker, &f)) {
+		fprintf(stderr, "uf2fs: cannot flush the kernel's dirty pages\n");
+		return;
+	}
+	fuse_session_loop(se);
+	atomic_store(&f.done, true);
+	pthread_join(worker, NULL);
+}
+
 /* Library, then FUSE mount, then report success and serve until unmounted. */
 static int fuse_daemon_serve(struct fuse_session *se, struct fuse_cl *cl,
 			     struct fuse_uf2fs *u, const char *mountpoint, int *status_fd)
@@ -520,7 +578,10 @@ static int fuse_daemon_serve(struct fuse_session *se, struct fuse_cl *cl,
 		perror("uf2fs: chdir /");
 	fuse_daemon_report(status_fd, FUSE_EXIT_OK);
 	/* A positive result is the signal (SIGTERM, SIGINT) that ended the loop. */
-	ret = fuse_daemon_loop(se, cl) < 0 ? FUSE_EXIT_FAIL : FUSE_EXIT_OK;
+	ret = fuse_daemon_loop(se, cl);
+	if (ret > 0 && u->mounted_rw)
+		fuse_daemon_flush(se, mountpoint);
+	ret = ret < 0 ? FUSE_EXIT_FAIL : FUSE_EXIT_OK;
 	fuse_session_unmount(se);
 out_signals:
 	fuse_remove_signal_handlers(se);
@@ -555,6 +616,7 @@ static int fuse_daemon_start(struct fuse_cl *cl, struct fuse_args *args)
 		ret = FUSE_EXIT_USAGE;
 		goto out;
 	}
+	u.se = se;
 	if (!cl->foreground && fuse_daemon_fork(&status_fd) < 0)
 		goto out_session;
 	ret = fuse_daemon_serve(se, cl, &u, mountpoint, &status_fd);

@@ -79,7 +79,8 @@ static void fuse_want(struct fuse_conn_info *conn, unsigned int cap)
  * - WRITEBACK_CACHE, with -o writeback_cache on a read-write mount only: the
  *   kernel keeps dirty pages and sends them in large WRITEs, and trusts its
  *   own mtime, ctime and size. Off by default: data then reaches uf2fs at
- *   write(2), and a SIGTERM cannot strand dirty pages in the kernel.
+ *   write(2), and only a shared mmap leaves dirty pages in the kernel (which
+ *   a SIGTERM flushes before the final checkpoint: fuse_daemon_flush).
  * Left off:
  * - HANDLE_KILLPRIV (libfuse turns it on by default): with it the kernel
  *   leaves clearing setuid/setgid on write, truncate and chown to us, but

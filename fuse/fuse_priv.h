@@ -31,6 +31,7 @@
 
 struct fuse_uf2fs {
 	struct uf2fs *fs;		/* NULL once shut down */
+	struct fuse_session *se;	/* for notifications to the kernel */
 	const char *image;		/* for messages */
 	uint32_t root_ino;		/* the f2fs ino behind FUSE_ROOT_ID */
 	bool mounted_rw;		/* the library opened the image read-write */
@@ -72,12 +73,9 @@ static inline fuse_ino_t fuse_ino_from_f2fs(const struct fuse_uf2fs *u, uint32_t
 /*
  * Library errors are negative errnos. The kernel refuses a reply error it does
  * not know (>= 512), which would turn into EINVAL far from the cause; map any
- * such value to EIO here.
- */
-/*
- * ENOSYS is never passed on: for most ops the kernel takes it as "not
- * implemented" and stops sending that op for the life of the mount (no_fsync,
- * no_setxattr, no_fallocate, ...), which one transient library error must not do.
+ * such value to EIO here. ENOSYS is never passed on either: for most ops the
+ * kernel takes it as "not implemented" and stops sending that op for the life
+ * of the mount (no_fsync, no_setxattr, no_fallocate, ...).
  */
 static inline void fuse_op_error(fuse_req_t req, long err)
 {
@@ -113,6 +111,16 @@ static inline bool fuse_uf2fs_refuse_ro(fuse_req_t req, struct fuse_uf2fs *u)
 void fuse_uf2fs_stat(const struct uf2fs_attr *attr, struct stat *st);
 /* getattr and fill a reply entry: node id, generation, stat and timeouts. */
 int fuse_uf2fs_entry(struct fuse_uf2fs *u, uint32_t ino, struct fuse_entry_param *e);
+/*
+ * Tell the kernel that an inode's attributes changed behind its back (the
+ * daemon's own kill-priv, flags): its next stat asks again. Data stays cached.
+ */
+static inline void fuse_uf2fs_inval_attr(struct fuse_uf2fs *u, fuse_ino_t ino)
+{
+	if (u->se)
+		fuse_lowlevel_notify_inval_inode(u->se, ino, -1, 0);
+}
+
 /* The length of a name from the kernel, or -ENAMETOOLONG past f2fs's limit. */
 int fuse_uf2fs_name_len(const char *name, size_t *len);
 /* How open and create set up a file: who caches, whether close sends FLUSH. */
