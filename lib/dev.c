@@ -11,6 +11,7 @@
 #include <liburing.h>
 #include <linux/fs.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -403,6 +404,13 @@ static int dev_open_fd(struct f2fs_dev *dev, const char *path)
 	dev->fd = open(path, (dev->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
 	if (dev->fd < 0)
 		return -errno;
+	/* one writer or many readers: two writers would corrupt the image */
+	if (flock(dev->fd, (dev->read_only ? LOCK_SH : LOCK_EX) | LOCK_NB)) {
+		int err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+
+		fd_close(dev);
+		return err;
+	}
 	if (fstat(dev->fd, &st)) {
 		int err = -errno;
 

@@ -167,17 +167,20 @@ void f2fs_extent_tree_destroy(struct f2fs_inode_info *fi)
 	fi->et = NULL;
 }
 
-void f2fs_extent_invalidate(struct f2fs_inode_info *fi, uint64_t fofs, uint64_t len)
+bool f2fs_extent_invalidate(struct f2fs_inode_info *fi, uint64_t fofs, uint64_t len)
 {
 	struct extent_tree *et = fi->et;
 	uint64_t end = fofs + len;
 	struct extent_info *l = &fi->largest;
+	bool dropped = false;
 
 	/* the largest extent goes to disk as i_ext: it must never be stale */
-	if (l->len && (uint64_t)l->fofs < end && fofs < (uint64_t)l->fofs + l->len)
+	if (l->len && (uint64_t)l->fofs < end && fofs < (uint64_t)l->fofs + l->len) {
 		l->len = 0;
+		dropped = true;
+	}
 	if (!et)
-		return;
+		return dropped;
 	pthread_mutex_lock(&et->lock);
 	for (unsigned int i = 0; i < et->nr;) {
 		struct extent_info *e = &et->ext[i];
@@ -194,7 +197,7 @@ void f2fs_extent_invalidate(struct f2fs_inode_info *fi, uint64_t fofs, uint64_t 
 			e->len = fofs - e->fofs;
 			pthread_mutex_unlock(&et->lock);
 			f2fs_extent_insert(fi, tail.fofs, tail.blk, tail.len);
-			return;
+			return dropped;
 		}
 		if (e->fofs < fofs) {
 			e->len = fofs - e->fofs;
@@ -209,4 +212,5 @@ void f2fs_extent_invalidate(struct f2fs_inode_info *fi, uint64_t fofs, uint64_t 
 		}
 	}
 	pthread_mutex_unlock(&et->lock);
+	return dropped;
 }

@@ -635,7 +635,8 @@ int f2fs_extent_lookup(struct f2fs_inode_info *fi, uint64_t lblk, struct extent_
 void f2fs_extent_insert(struct f2fs_inode_info *fi, uint32_t fofs, block_t blk, uint32_t len);
 void f2fs_extent_tree_destroy(struct f2fs_inode_info *fi);
 /* Forget mappings of [fofs, fofs+len): their blocks moved or went away. */
-void f2fs_extent_invalidate(struct f2fs_inode_info *fi, uint64_t fofs, uint64_t len);
+/* Returns true when the largest extent (i_ext) was dropped: the inode is then dirty. */
+bool f2fs_extent_invalidate(struct f2fs_inode_info *fi, uint64_t fofs, uint64_t len);
 unsigned int f2fs_extent_count(struct f2fs_inode_info *fi);
 
 /* /// Directories (dir.c, inline.c, hash.c) /// */

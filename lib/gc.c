@@ -189,7 +189,9 @@ static int move_data_block(struct f2fs_sb_info *sbi, block_t blk, const struct f
 			addrs[ofs] = nblk;
 			folio_mark_dirty(sbi, dn);
 			f2fs_invalidate_block(sbi, blk);
-			f2fs_extent_invalidate(fi, lblk, 1);
+			/* i_ext on disk must follow the move */
+			if (f2fs_extent_invalidate(fi, lblk, 1))
+				f2fs_mark_inode_dirty(sbi, fi);
 			atomic_fetch_add(&sbi->ctr->gc_blocks, 1);
 		}
 	}

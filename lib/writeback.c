@@ -244,7 +244,8 @@ static int write_one_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	}
 	addrs[dn->ofs] = blk;
 	folio_mark_dirty(sbi, dn->folio);
-	f2fs_extent_invalidate(fi, lblk, 1);
+	if (f2fs_extent_invalidate(fi, lblk, 1))
+		f2fs_mark_inode_dirty(sbi, fi);
 	f2fs_extent_insert(fi, lblk, blk, 1);
 	return wb_add(sbi, r, buf, blk);
 }

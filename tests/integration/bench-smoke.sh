@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # `make bench` keeps working: a tiny BENCH_QUICK run (16 MiB files, bs 1M,
-# every target) must finish, mount every target and write its results.
+# every target, reads and writes) must finish, mount every target and write
+# its results.
 # Numbers are not checked: benchmarks never pass or fail on a time.
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
@@ -24,4 +25,10 @@ if grep -q '^Errors:' "$md"; then
 fi
 grep -q '^| DATA_READ | 1M | cold |' "$md" || fail "no DATA_READ row"
 grep -q 'read  requests\|request' "$md" || fail "no uf2fs stats in the results"
+for row in '^| WRITE_NEW | 1M | end_fsync |' '^| WRITE_NEW | 1M | fsync=1 |' \
+	'^| WRITE_OVER | 1M | end_fsync |' '^| DD | 2M |' '^| WB_OSYNC | 1M |'; do
+	grep -q "$row" "$md" || fail "no row $row"
+done
+grep -q '^## Seed 004' "$md" || fail "no seed 004 histogram"
+grep -q '^## Seed 002' "$md" || fail "no seed 002 (precache) section"
 pass "bench runs"
