@@ -20,6 +20,7 @@
 #include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "fuse_priv.h"
 
@@ -207,6 +208,84 @@ static void fuse_ioctl_get_stats(fuse_req_t req, size_t out_bufsz)
 	free(buf);
 }
 
+/// f2fs ioctls (f2fs_io works unchanged) ///
+
+/* The numbers, as include/uapi/linux/f2fs.h defines them. */
+#define F2FS_IOCTL_MAGIC		0xf5
+#define F2FS_IOC_START_ATOMIC_WRITE	_IO(F2FS_IOCTL_MAGIC, 1)
+#define F2FS_IOC_COMMIT_ATOMIC_WRITE	_IO(F2FS_IOCTL_MAGIC, 2)
+#define F2FS_IOC_ABORT_ATOMIC_WRITE	_IO(F2FS_IOCTL_MAGIC, 5)
+#define F2FS_IOC_GARBAGE_COLLECT	_IOW(F2FS_IOCTL_MAGIC, 6, uint32_t)
+#define F2FS_IOC_WRITE_CHECKPOINT	_IO(F2FS_IOCTL_MAGIC, 7)
+#define F2FS_IOC_PRECACHE_EXTENTS	_IO(F2FS_IOCTL_MAGIC, 15)
+#define F2FS_IOC_SHUTDOWN		_IOR('X', 125, uint32_t)	/* = XFS_IOC_GOINGDOWN */
+
+/*
+ * F2FS_IOC_SHUTDOWN is declared _IOR although the caller passes the mode
+ * in: a restricted FUSE ioctl only carries input for _IOW, so the mode is
+ * not in in_buf. The kernel hands us the caller's pointer, and as root we
+ * may read it from the caller's memory (process_vm_readv); when that is not
+ * possible we fall back to a full sync, the safest mode.
+ */
+static unsigned int fuse_ioctl_shutdown_mode(fuse_req_t req, void *arg)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	uint32_t mode = UF2FS_GOING_DOWN_FULLSYNC;
+	struct iovec local = { &mode, sizeof(mode) }, remote = { arg, sizeof(mode) };
+
+	if (process_vm_readv(ctx->pid, &local, 1, &remote, 1, 0) != sizeof(mode))
+		mode = UF2FS_GOING_DOWN_FULLSYNC;
+	return mode;
+}
+
+static void fuse_ioctl_reply_status(fuse_req_t req, int ret)
+{
+	if (ret < 0)
+		fuse_reply_err(req, -ret);
+	else
+		fuse_reply_ioctl(req, 0, NULL, 0);
+}
+
+static bool fuse_ioctl_f2fs(fuse_req_t req, fuse_ino_t ino, uint32_t f2fs_ino, unsigned int cmd,
+			    void *arg, const void *in_buf, size_t in_bufsz)
+{
+	struct uf2fs *fs = fuse_uf2fs_of(req)->fs;
+	uint32_t sync = 1;
+
+	switch (cmd) {
+	case (unsigned int)F2FS_IOC_START_ATOMIC_WRITE:
+		fuse_ioctl_reply_status(req, uf2fs_atomic_write(fs, f2fs_ino, UF2FS_ATOMIC_START));
+		return true;
+	case (unsigned int)F2FS_IOC_COMMIT_ATOMIC_WRITE:
+		fuse_ioctl_reply_status(req, uf2fs_atomic_write(fs, f2fs_ino, UF2FS_ATOMIC_COMMIT));
+		return true;
+	case (unsigned int)F2FS_IOC_ABORT_ATOMIC_WRITE: {
+		int ret = uf2fs_atomic_write(fs, f2fs_ino, UF2FS_ATOMIC_ABORT);
+
+		/* the kernel's page cache still holds the aborted bytes: drop them */
+		if (!ret && fuse_uf2fs_of(req)->se)
+			fuse_lowlevel_notify_inval_inode(fuse_uf2fs_of(req)->se, ino, 0, 0);
+		fuse_ioctl_reply_status(req, ret);
+		return true;
+	}
+	case (unsigned int)F2FS_IOC_GARBAGE_COLLECT:
+		if (in_bufsz >= sizeof(sync))
+			memcpy(&sync, in_buf, sizeof(sync));
+		fuse_ioctl_reply_status(req, uf2fs_gc(fs, sync != 0));
+		return true;
+	case (unsigned int)F2FS_IOC_WRITE_CHECKPOINT:
+		fuse_ioctl_reply_status(req, uf2fs_sync(fs));
+		return true;
+	case (unsigned int)F2FS_IOC_PRECACHE_EXTENTS:
+		fuse_ioctl_reply_status(req, uf2fs_precache_extents(fs, f2fs_ino));
+		return true;
+	case (unsigned int)F2FS_IOC_SHUTDOWN:
+		fuse_ioctl_reply_status(req, uf2fs_shutdown(fs, fuse_ioctl_shutdown_mode(req, arg)));
+		return true;
+	}
+	return false;
+}
+
 void fuse_op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 		   struct fuse_file_info *fi, unsigned int flags, const void *in_buf,
 		   size_t in_bufsz, size_t out_bufsz)
@@ -241,7 +320,8 @@ void fuse_op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 		fuse_ioctl_get_stats(req, out_bufsz);
 		break;
 	default:
-		fuse_reply_err(req, ENOTTY);
+		if (!fuse_ioctl_f2fs(req, ino, f2fs_ino, cmd, arg, in_buf, in_bufsz))
+			fuse_reply_err(req, ENOTTY);
 		break;
 	}
 }
