@@ -269,10 +269,12 @@ int f2fs_check_recovery(struct f2fs_sb_info *sbi)
 
 	if (!node)
 		return -ENOMEM;
+	/*
+	 * Even after a clean unmount's checkpoint, a later session may have
+	 * fsync'd and crashed without checkpointing: always look.
+	 */
 	sbi->need_recovery = false;
 	sbi->nr_fsync_dnodes = 0;
-	if (le32(sbi->ckpt->ckpt_flags) & CP_UMOUNT_FLAG)
-		goto out;	/* a clean unmount leaves nothing to roll forward */
 	for (uint64_t n = 0; n < limit && f2fs_valid_main_blkaddr(sbi, blk); n++) {
 		if (f2fs_dev_read_blocks(&sbi->dev, node, blk, 1))
 			break;
@@ -283,7 +285,6 @@ int f2fs_check_recovery(struct f2fs_sb_info *sbi)
 		blk = le32(node->footer.next_blkaddr);
 	}
 	sbi->need_recovery = sbi->nr_fsync_dnodes > 0;
-out:
 	free(node);
 	return 0;
 }
