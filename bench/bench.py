@@ -2,21 +2,45 @@
 # SPDX-License-Identifier: GPL-2.0
 """The benchmark driver behind bench/run.sh (`make bench`). Python stdlib only.
 
-Targets are mounted (or not) by this script; each measurement is one fio job:
+Targets are mounted (or not) by this script; each measurement is one fio job,
+one dd or one ioctl.
+
+Reads (read-only targets):
   fio --ioengine=psync --direct=0 --iodepth=1 --rw=read --bs=BS --size=SIZE
       --invalidate=0 --readonly --output-format=json
-Cold: unmount the FUSE fs, sync, drop the kernel caches (root only), mount
-again, read. Warm: read again on the same mount. Each (target, file, bs) is
-measured BENCH_REPS times; the median is reported.
+  Cold: unmount the FUSE fs, sync, drop the kernel caches (root only), mount
+  again, read. Warm: read again on the same mount.
 
-Workloads are data (WORKLOADS below): a later write path adds rows with
-"rw": "write" and the targets that can write, without touching the rest.
+Writes (read-write targets, each on a fresh image; the seeds' O,S matrix
+without W):
+  WRITE_NEW   fio --rw=write --fallocate=none on a new file, with end_fsync
+              ("S=0") or with --fsync=1 (fsync after every write; bounded by
+              BENCH_FSYNC_RUNTIME seconds, never wrapping around the file)
+  WRITE_OVER  the same on an existing, fully written file (laid out once,
+              then cold before every run)
+  DD          dd if=/dev/zero bs=2M count=500 conv=fsync (the seeds'
+              "theoretical maximum")
+  WB_OSYNC    seed 004's job: 8 threads, 1M O_SYNC writes, time based;
+              `uf2fs stats` after it gives the device request-size histogram
+Every write run starts cold (the previous file removed, unmount, drop caches,
+mount). Each (target, row) is measured BENCH_REPS times; the median is
+reported.
+
+Precache (seed 002): a file with a large first extent and many small ones
+made by dd overwrites through a read-write uf2fs mount; cold mount; time
+F2FS_IOC_PRECACHE_EXTENTS. Skipped (and said so) when the mount refuses it.
+
+Workloads are data (WORKLOADS, WRITE_WORKLOADS below).
 """
 import argparse
 import datetime
+import errno
+import fcntl
+import glob
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -26,16 +50,29 @@ import time
 
 MIB = 1 << 20
 
-# name, file, rw[, fio: extra options]. Write rows land with the write path:
-# e.g. {"name": "WRITE", "file": "new", "rw": "write", "fio": ["--end_fsync=1"]},
-# measured only on targets created with rw=True (mounted read-write).
+# name, file, rw[, fio: extra options]; read-only targets.
 WORKLOADS = [
     {"name": "DATA_READ", "file": "data", "rw": "read"},
     {"name": "HOLE_READ", "file": "hole", "rw": "read"},
 ]
 
-SEED_TARGET = 1.5          # uf2fs >= 1.5x fuse2fs on every read row
-CEILING_SHARE = 0.95       # ... or >= 95 % of the FUSE ceiling when 1.5x is above it
+# Write rows, measured on the read-write targets. "bounded": the run stops
+# after BENCH_FSYNC_RUNTIME seconds (fsync per write is slow); it never wraps.
+WRITE_WORKLOADS = [
+    {"name": "WRITE_NEW", "file": "new", "sync": "end_fsync", "fio": ["--end_fsync=1"]},
+    {"name": "WRITE_NEW", "file": "new", "sync": "fsync=1", "fio": ["--fsync=1"],
+     "bounded": True},
+    {"name": "WRITE_OVER", "file": "over", "sync": "end_fsync", "fio": ["--end_fsync=1"]},
+    {"name": "WRITE_OVER", "file": "over", "sync": "fsync=1", "fio": ["--fsync=1"],
+     "bounded": True},
+]
+
+SEED_TARGET = 1.5          # uf2fs >= 1.5x fuse2fs on every read and write row
+SEED_TARGET_4K_WRITE = 3.0  # ... >= 3x on the 4k write rows
+CEILING_SHARE = 0.95       # ... or >= 95 % of the FUSE ceiling when that is above it
+F2FS_IOC_PRECACHE_EXTENTS = (0xf5 << 8) | 15   # _IO(0xf5, 15)
+# The uf2fs configurations that compete for "best" on the write rows.
+WRITE_CANDIDATES = ("uf2fs", "uf2fs-wbc")
 
 
 def log(msg):
@@ -65,18 +102,31 @@ def parse_size(s):
 
 
 class Target:
-    """A place to read the files from; FUSE targets are (re)mounted for cold reads."""
+    """A place to read or write files; FUSE targets are (re)mounted for cold runs.
+    prepare() makes a fresh image (write targets), cleanup() frees it."""
 
-    def __init__(self, name, label, cmd=None, mnt=None, path=None, rw=False):
+    def __init__(self, name, label, cmd=None, mnt=None, path=None, rw=False,
+                 prepare=None, cleanup=None, stats=False):
         self.name, self.label, self.cmd, self.mnt, self.rw = name, label, cmd, mnt, rw
         self.path = path or mnt
         self.proc = None
         self.error = None
         self.log = None
+        self._prepare, self._cleanup = prepare, cleanup
+        self.stats = stats          # a uf2fs mount: `uf2fs stats` works on it
+        self.check = None           # what cleanup() found (fsck), for the report
 
     @property
     def fuse(self):
         return self.cmd is not None
+
+    def prepare(self):
+        if self._prepare:
+            self._prepare()
+
+    def cleanup(self):
+        if self._cleanup:
+            self.check = self._cleanup()
 
     def mount(self, timeout=30):
         if not self.fuse or is_mounted(self.mnt):
@@ -115,11 +165,16 @@ class Target:
             subprocess.run(["fusermount3", "-uz", self.mnt])
         if self.proc:
             try:
-                self.proc.wait(timeout=20)
+                self.proc.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+            rc = self.proc.returncode
             self.proc = None
+            if rc not in (0, None) and self.rw:
+                self.log.seek(0)
+                raise RuntimeError("%s: daemon exited %s at unmount: %s" %
+                                   (self.name, rc, self.log.read()[-1000:].strip()))
 
 
 def drop_caches(can_drop):
@@ -130,13 +185,16 @@ def drop_caches(can_drop):
 
 
 def fio(path, bs, size, runtime, rw="read", extra=()):
-    """One fio job; returns MiB/s of its `rw` direction. Write workloads pass
-    rw="write" and their own options in extra (e.g. --end_fsync=1)."""
+    """One fio job; returns MiB/s of its `rw` direction."""
     cmd = ["fio", "--name=r", "--filename=" + path, "--rw=" + rw, "--bs=" + bs,
            "--size=%d" % size, "--ioengine=psync", "--direct=0", "--iodepth=1",
            "--invalidate=0", "--output-format=json", "--runtime=%d" % runtime]
-    cmd += ["--readonly"] if rw == "read" else []
+    cmd += ["--readonly"] if rw == "read" else ["--fallocate=none"]
     cmd += list(extra)
+    return fio_run(cmd, "write" if "write" in rw else "read")
+
+
+def fio_run(cmd, ddir):
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         raise RuntimeError("fio failed: %s" % (r.stderr.strip() or r.stdout[-500:]))
@@ -144,7 +202,40 @@ def fio(path, bs, size, runtime, rw="read", extra=()):
     job = j["jobs"][0]
     if job.get("error"):
         raise RuntimeError("fio job error %s" % job["error"])
-    return job["write" if "write" in rw else "read"]["bw_bytes"] / MIB
+    return job[ddir]["bw_bytes"] / MIB
+
+
+def remove(path):
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def parse_hist(text, direction="write"):
+    """The device request-size histogram of one direction in `uf2fs stats`."""
+    out = {"requests": None, "mib": None, "buckets": {}}
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"\s+%s\s+requests\s+(\d+),\s+([\d.]+) MiB" % direction, line)
+        if not m:
+            continue
+        out["requests"], out["mib"] = int(m.group(1)), float(m.group(2))
+        for b in lines[i + 1:]:
+            mb = re.match(r"\s+<=(\S+)\s+(\d+)", b)
+            if not mb:
+                break
+            out["buckets"][mb.group(1)] = int(mb.group(2))
+    n = out["requests"] or 0
+    big = ("512K", "1M", "2M", "2M+")
+    out["share_4k"] = out["buckets"].get("4K", 0) / n if n else None
+    out["share_gt256k"] = sum(out["buckets"].get(k, 0) for k in big) / n if n else None
+    return out
+
+
+def stat_counter(text, name):
+    m = re.search(r"^\s*%s\s+(\d+)" % re.escape(name), text or "", re.M)
+    return int(m.group(1)) if m else None
 
 
 def fmt(v):
@@ -153,10 +244,32 @@ def fmt(v):
     return "%.0f" % v if v >= 100 else "%.1f" % v
 
 
+def fmt_ratio(x):
+    return "%.2f" % x if x is not None else "n/a"
+
+
 def ratio(a, b):
     if a is None or b is None or b == 0:
         return None
     return a / b
+
+
+def seed_met(u, e2, ce, factor):
+    """True: u >= factor x fuse2fs; "ceiling": factor x fuse2fs is above the
+    ceiling and u reaches 95 % of it; False: neither; None: not measured.
+    fuse2fs itself above passthrough_ll shows that the FUSE path can go at
+    least that fast: the ceiling for the rule is the higher of the two."""
+    if u is None or e2 is None:
+        return None
+    ceil = max(ce, e2) if ce is not None else None
+    if u >= factor * e2:
+        return True
+    if ceil is not None and factor * e2 > ceil and u >= CEILING_SHARE * ceil:
+        return "ceiling"
+    return False
+
+
+MARK = {True: "✓", "ceiling": "✓ (ceiling)", False: "✗", None: "–"}
 
 
 def main():
@@ -165,155 +278,447 @@ def main():
     ap.add_argument("--uf2fs", required=True)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
-    quick = os.environ.get("BENCH_QUICK", "0") == "1"
-    reps = int(os.environ.get("BENCH_REPS", "1" if quick else "3"))
-    size = parse_size(os.environ.get("BENCH_SIZE", "64M" if quick else "256M"))
-    bss = os.environ.get("BENCH_BS", "4k 1M" if quick else "4k 64k 1M").split()
-    runtime = int(os.environ.get("BENCH_RUNTIME", "10" if quick else "20"))
+    env = os.environ.get
+    quick = env("BENCH_QUICK", "0") == "1"
+    reps = int(env("BENCH_REPS", "1" if quick else "3"))
+    size = parse_size(env("BENCH_SIZE", "64M" if quick else "256M"))
+    bss = env("BENCH_BS", "4k 1M" if quick else "4k 64k 1M").split()
+    runtime = int(env("BENCH_RUNTIME", "10" if quick else "20"))
+    parts = env("BENCH_PARTS", "read write osync precache").split()
+    fsync_rt = int(env("BENCH_FSYNC_RUNTIME", "1" if quick else "3"))
+    wsize = parse_size(env("BENCH_WSIZE", str(size // 2 if quick else size)))
+    dd_count = int(env("BENCH_DD_COUNT", str(max(4, wsize // (2 * MIB))) if quick else "500"))
+    osync_rt = int(env("BENCH_OSYNC_RUNTIME", "1" if quick else "6"))
+    osync_size = parse_size(env("BENCH_OSYNC_SIZE", str(max(MIB, size // (8 if quick else 4)))))
+    pc_size = parse_size(env("BENCH_PRECACHE_SIZE", str(size) if quick else "512M"))
     can_drop = os.geteuid() == 0 and os.access("/proc/sys/vm/drop_caches", os.W_OK)
     uf2fs = os.path.abspath(args.uf2fs)
     lib = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "lib")
     t_start = time.time()
 
-    parent = os.environ.get("BENCH_DIR")
+    parent = env("BENCH_DIR")
     if parent:
         os.makedirs(parent, exist_ok=True)
     else:
         parent = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
     base = tempfile.mkdtemp(prefix="uf2fs-bench.", dir=parent)
-    log("working in %s (size %d MiB, bs %s, %d repetition(s)%s)" %
-        (base, size // MIB, " ".join(bss), reps, "" if can_drop else
+    log("working in %s (size %d MiB, bs %s, %d repetition(s), parts %s%s)" %
+        (base, size // MIB, " ".join(bss), reps, " ".join(parts), "" if can_drop else
          ", NOT root: cold = remount only, kernel caches not dropped"))
 
-    targets = []
+    targets, wtargets = [], []
+    only = env("BENCH_TARGETS")
+    m = lambda n: os.path.join(base, "mnt-" + n)  # noqa: E731
+    samples = {}     # (workload, bs, cache, target) -> [MiB/s]
+    wsamples = {}    # (workload, bs, sync, target) -> [MiB/s]
+    stats_after_cold_1m = None
+    osync_stats = {}  # target -> [`uf2fs stats` text after each WB_OSYNC run]
+    precache = None
     try:
-        # -- data --
-        src = os.path.join(base, "src")
-        os.makedirs(src)
-        with open(os.path.join(src, "data"), "wb") as f:
-            left = size
-            while left:
-                n = min(left, 16 * MIB)
-                f.write(os.urandom(n))
-                left -= n
-        with open(os.path.join(src, "hole"), "wb") as f:
-            f.truncate(size)
-        img_size = "%dM" % (size * 2 // MIB + 256)
+        # ================= reads =================
+        if "read" in parts:
+            src = os.path.join(base, "src")
+            os.makedirs(src)
+            with open(os.path.join(src, "data"), "wb") as f:
+                left = size
+                while left:
+                    n = min(left, 16 * MIB)
+                    f.write(os.urandom(n))
+                    left -= n
+            with open(os.path.join(src, "hole"), "wb") as f:
+                f.truncate(size)
+            img_size = "%dM" % (size * 2 // MIB + 256)
 
-        # -- ext4 image for fuse2fs (mke2fs -d keeps holes) --
-        ext4 = os.path.join(base, "ext4.img")
-        run(["mkfs.ext4", "-q", "-F", "-d", src, ext4, img_size])
+            # -- ext4 image for fuse2fs (mke2fs -d keeps holes) --
+            ext4 = os.path.join(base, "ext4.img")
+            run(["mkfs.ext4", "-q", "-F", "-d", src, ext4, img_size])
 
-        # -- f2fs image: sload writes every block, so the hole-only file is made
-        #    afterwards by tests/lib/f2fsimg.py (an empty file grown to a hole). --
-        f2src = os.path.join(base, "f2src")
-        os.makedirs(f2src)
-        shutil.copy(os.path.join(src, "data"), f2src)
-        open(os.path.join(f2src, "hole"), "wb").close()
-        f2fs = os.path.join(base, "f2fs.img")
-        with open(f2fs, "wb") as f:
-            f.truncate(parse_size(img_size))
-        run(["mkfs.f2fs", "-q", "-f", f2fs])
-        r = run(["sload.f2fs", "-f", f2src, f2fs], check=False)
-        if r.returncode not in (0, 1):
-            raise RuntimeError("sload.f2fs failed: %s" % r.stdout[-500:])
-        run([sys.executable, os.path.join(lib, "f2fsimg.py"), "make-hole", f2fs, "/hole",
-             str(size)])
-        shutil.rmtree(f2src)
+            # -- f2fs image: sload writes every block, so the hole-only file is
+            #    made afterwards by tests/lib/f2fsimg.py (an empty file grown to a
+            #    hole). --
+            f2src = os.path.join(base, "f2src")
+            os.makedirs(f2src)
+            shutil.copy(os.path.join(src, "data"), f2src)
+            open(os.path.join(f2src, "hole"), "wb").close()
+            f2fs = os.path.join(base, "f2fs.img")
+            with open(f2fs, "wb") as f:
+                f.truncate(parse_size(img_size))
+            run(["mkfs.f2fs", "-q", "-f", f2fs])
+            r = run(["sload.f2fs", "-f", f2src, f2fs], check=False)
+            if r.returncode not in (0, 1):
+                raise RuntimeError("sload.f2fs failed: %s" % r.stdout[-500:])
+            run([sys.executable, os.path.join(lib, "f2fsimg.py"), "make-hole", f2fs, "/hole",
+                 str(size)])
+            shutil.rmtree(f2src)
 
-        m = lambda n: os.path.join(base, "mnt-" + n)  # noqa: E731
-        targets = [
-            Target("tmpfs", "tmpfs", path=src),
-            Target("ceiling", "FUSE ceiling",
-                   [args.passthrough, "-f", "-o", "source=%s,writeback,cache=always" % src,
-                    m("pt")], m("pt")),
-            Target("fuse2fs", "fuse2fs", ["fuse2fs", ext4, m("e2"), "-o", "ro", "-f"], m("e2")),
-            Target("uf2fs", "uf2fs", [uf2fs, "mount", f2fs, m("uf"), "-o", "ro", "-f"], m("uf")),
-            Target("uf2fs-o0", "uf2fs order 0",
-                   [uf2fs, "mount", f2fs, m("uf0"), "-o", "ro,max_folio_order=0", "-f"], m("uf0")),
-            Target("uf2fs-dio", "uf2fs direct_io",
-                   [uf2fs, "mount", f2fs, m("ufd"), "-o", "ro,direct_io", "-f"], m("ufd")),
-            Target("uf2fs-uring", "uf2fs uring",
-                   [uf2fs, "mount", f2fs, m("ufu"), "-o", "ro,backend=uring", "-f"], m("ufu")),
-        ]
-        only = os.environ.get("BENCH_TARGETS")
-        if only:
-            targets = [t for t in targets if t.name in only.split()]
+            targets = [
+                Target("tmpfs", "tmpfs", path=src),
+                Target("ceiling", "FUSE ceiling",
+                       [args.passthrough, "-f", "-o", "source=%s,writeback,cache=always" % src,
+                        m("pt")], m("pt")),
+                Target("fuse2fs", "fuse2fs", ["fuse2fs", ext4, m("e2"), "-o", "ro", "-f"],
+                       m("e2")),
+                Target("uf2fs", "uf2fs", [uf2fs, "mount", f2fs, m("uf"), "-o", "ro", "-f"],
+                       m("uf"), stats=True),
+                Target("uf2fs-o0", "uf2fs order 0",
+                       [uf2fs, "mount", f2fs, m("uf0"), "-o", "ro,max_folio_order=0", "-f"],
+                       m("uf0"), stats=True),
+                Target("uf2fs-dio", "uf2fs direct_io",
+                       [uf2fs, "mount", f2fs, m("ufd"), "-o", "ro,direct_io", "-f"], m("ufd"),
+                       stats=True),
+                Target("uf2fs-uring", "uf2fs uring",
+                       [uf2fs, "mount", f2fs, m("ufu"), "-o", "ro,backend=uring", "-f"],
+                       m("ufu"), stats=True),
+            ]
+            if only:
+                targets = [t for t in targets if t.name in only.split()]
 
-        # -- measure --
-        samples = {}     # (workload, bs, cache, target) -> [MiB/s]
-        stats_after_cold_1m = None
-        for t in targets:
+            for t in targets:
+                try:
+                    t.mount()
+                    for w in WORKLOADS:
+                        path = os.path.join(t.path, w["file"])
+                        for bs in bss:
+                            for rep in range(reps):
+                                t.umount()
+                                drop_caches(can_drop)
+                                t.mount()
+                                cold = fio(path, bs, size, runtime, w["rw"], w.get("fio", ()))
+                                if (t.name == "uf2fs" and w["file"] == "data" and
+                                        bs.upper() == "1M" and stats_after_cold_1m is None):
+                                    r = run([uf2fs, "stats", t.mnt], check=False)
+                                    stats_after_cold_1m = r.stdout
+                                warm = fio(path, bs, size, runtime, w["rw"], w.get("fio", ()))
+                                samples.setdefault((w["name"], bs, "cold", t.name), []).append(cold)
+                                samples.setdefault((w["name"], bs, "warm", t.name), []).append(warm)
+                            log("%-12s %-9s %-4s cold %s warm %s MiB/s" % (
+                                t.name, w["name"], bs,
+                                fmt(statistics.median(samples[(w["name"], bs, "cold", t.name)])),
+                                fmt(statistics.median(samples[(w["name"], bs, "warm", t.name)]))))
+                except Exception as e:      # a target that fails is reported, not fatal
+                    t.error = str(e)
+                    log("%s: %s" % (t.name, e))
+                finally:
+                    try:
+                        t.umount()
+                    except Exception as e:
+                        t.error = t.error or str(e)
+            # the read images are not needed any more: give tmpfs its memory back
+            for p in (ext4, f2fs):
+                remove(p)
+
+        # ================= writes =================
+        # Every write target gets a fresh image (or directory) of its own.
+        need = max(dd_count * 2 * MIB, 8 * osync_size, wsize)
+        wimg_size = (2 * need + 512 * MIB) // MIB * MIB
+        wf2fs = os.path.join(base, "f2fs-w.img")
+        wext4 = os.path.join(base, "ext4-w.img")
+        wtmp = os.path.join(base, "w-tmpfs")
+        wpt = os.path.join(base, "w-pt")
+
+        def mk_f2fs(img, sz):
+            def f():
+                remove(img)
+                with open(img, "wb") as fh:
+                    fh.truncate(sz)
+                run(["mkfs.f2fs", "-q", "-f", img])
+            return f
+
+        def fsck_f2fs(img):
+            def f():
+                r = run(["fsck.f2fs", "-f", img], check=False)
+                bad = r.returncode != 0 or "[Fail]" in r.stdout
+                remove(img)
+                return ("fsck.f2fs: clean" if not bad else
+                        "fsck.f2fs: NOT clean (rc %d): %s" % (
+                            r.returncode, " / ".join(
+                                ln.strip() for ln in r.stdout.splitlines() if "Fail" in ln)[:400]))
+            return f
+
+        def mk_ext4():
+            remove(wext4)
+            run(["mkfs.ext4", "-q", "-F", wext4, "%dM" % (wimg_size // MIB)])
+
+        def mk_dir(d):
+            def f():
+                shutil.rmtree(d, ignore_errors=True)
+                os.makedirs(d)
+            return f
+
+        def rm_dir(d):
+            return lambda: shutil.rmtree(d, ignore_errors=True)
+
+        def uf_w(name, label, opts):
+            return Target(name, label,
+                          [uf2fs, "mount", wf2fs, m("w" + name), "-o", opts, "-f"],
+                          m("w" + name), rw=True, prepare=mk_f2fs(wf2fs, wimg_size),
+                          cleanup=fsck_f2fs(wf2fs), stats=True)
+
+        if "write" in parts or "osync" in parts:
+            wtargets = [
+                Target("tmpfs", "tmpfs", path=wtmp, rw=True, prepare=mk_dir(wtmp),
+                       cleanup=rm_dir(wtmp)),
+                Target("ceiling", "FUSE ceiling",
+                       [args.passthrough, "-f", "-o", "source=%s,writeback,cache=always" % wpt,
+                        m("wpt")], m("wpt"), rw=True, prepare=mk_dir(wpt), cleanup=rm_dir(wpt)),
+                Target("fuse2fs", "fuse2fs",
+                       ["fuse2fs", wext4, m("we2"), "-o", "rw,fakeroot", "-f"], m("we2"),
+                       rw=True, prepare=mk_ext4, cleanup=lambda: remove(wext4)),
+                uf_w("uf2fs", "uf2fs", "rw"),
+                uf_w("uf2fs-wbc", "uf2fs writeback_cache", "rw,writeback_cache"),
+                uf_w("uf2fs-o0", "uf2fs order 0", "rw,max_folio_order=0"),
+            ]
+            if only:
+                wtargets = [t for t in wtargets if t.name in only.split()]
+            elif quick:     # order 0 is a diagnostic column: not in the smoke run
+                wtargets = [t for t in wtargets if t.name != "uf2fs-o0"]
+
+        def cold(t):
+            # The FUSE page cache goes with the unmount and the images are on
+            # tmpfs, which drop_caches cannot drop: unmount + sync + mount.
+            t.umount()
+            os.sync()
+            t.mount()
+
+        def add(key, v):
+            wsamples.setdefault(key, []).append(v)
+
+        def logrow(key):
+            log("%-12s %-10s %-4s %-14s %s MiB/s" % (key[3], key[0], key[1], key[2],
+                                                     fmt(statistics.median(wsamples[key]))))
+
+        for t in wtargets:
+            t0_target = time.time()
             try:
+                t.prepare()
                 t.mount()
-                for w in WORKLOADS:
-                    if w["rw"] != "read" and not t.rw:
-                        continue
-                    path = os.path.join(t.path, w["file"])
-                    for bs in bss:
-                        for rep in range(reps):
-                            t.umount()
-                            drop_caches(can_drop)
-                            t.mount()
-                            cold = fio(path, bs, size, runtime, w["rw"], w.get("fio", ()))
-                            if (t.name == "uf2fs" and w["file"] == "data" and bs.upper() == "1M"
-                                    and stats_after_cold_1m is None):
-                                r = run([uf2fs, "stats", t.mnt], check=False)
-                                stats_after_cold_1m = r.stdout
-                            warm = fio(path, bs, size, runtime, w["rw"], w.get("fio", ()))
-                            samples.setdefault((w["name"], bs, "cold", t.name), []).append(cold)
-                            samples.setdefault((w["name"], bs, "warm", t.name), []).append(warm)
-                        log("%-12s %-9s %-4s cold %s warm %s MiB/s" % (
-                            t.name, w["name"], bs,
-                            fmt(statistics.median(samples[(w["name"], bs, "cold", t.name)])),
-                            fmt(statistics.median(samples[(w["name"], bs, "warm", t.name)]))))
+                if "write" in parts:
+                    # -- new files --
+                    p = os.path.join(t.path, "new")
+                    for w in [w for w in WRITE_WORKLOADS if w["file"] == "new"]:
+                        for bs in bss:
+                            key = (w["name"], bs, w["sync"], t.name)
+                            for rep in range(reps):
+                                remove(p)
+                                cold(t)
+                                add(key, fio(p, bs, wsize, fsync_rt if w.get("bounded") else
+                                             runtime, "write", w["fio"]))
+                            logrow(key)
+                    remove(p)
+                    # -- overwrites of a file laid out once --
+                    p = os.path.join(t.path, "over")
+                    cold(t)
+                    fio(p, "1M", wsize, 600, "write", ["--end_fsync=1"])
+                    for w in [w for w in WRITE_WORKLOADS if w["file"] == "over"]:
+                        for bs in bss:
+                            key = (w["name"], bs, w["sync"], t.name)
+                            for rep in range(reps):
+                                cold(t)
+                                add(key, fio(p, bs, wsize, fsync_rt if w.get("bounded") else
+                                             runtime, "write", w["fio"]))
+                            logrow(key)
+                    remove(p)
+                    # -- dd, the seeds' "theoretical maximum" --
+                    p = os.path.join(t.path, "dd")
+                    key = ("DD", "2M", "conv=fsync", t.name)
+                    for rep in range(reps):
+                        remove(p)
+                        cold(t)
+                        t0 = time.perf_counter()
+                        r = run(["dd", "if=/dev/zero", "of=" + p, "bs=2M",
+                                 "count=%d" % dd_count, "conv=fsync", "status=none"],
+                                check=False)
+                        dt = time.perf_counter() - t0
+                        if r.returncode != 0:
+                            raise RuntimeError("dd failed: %s" % r.stdout.strip()[-300:])
+                        add(key, dd_count * 2 / dt)
+                    logrow(key)
+                    remove(p)
+                if "osync" in parts:
+                    # -- seed 004: 8 threads of 1M O_SYNC writes --
+                    key = ("WB_OSYNC", "1M", "O_SYNC ×8", t.name)
+                    for rep in range(reps):
+                        for f in glob.glob(os.path.join(t.path, "wb_osync.*")):
+                            remove(f)
+                        cold(t)
+                        add(key, fio_run([
+                            "fio", "--name=wb_osync", "--directory=" + t.path, "--rw=write",
+                            "--bs=1M", "--size=%d" % osync_size, "--time_based=1",
+                            "--runtime=%d" % osync_rt, "--ioengine=psync", "--direct=0",
+                            "--sync=1", "--numjobs=8", "--thread=1", "--nrfiles=1",
+                            "--group_reporting", "--output-format=json"], "write"))
+                        if t.stats:
+                            r = run([uf2fs, "stats", t.mnt], check=False)
+                            osync_stats.setdefault(t.name, []).append(r.stdout)
+                    logrow(key)
+                    for f in glob.glob(os.path.join(t.path, "wb_osync.*")):
+                        remove(f)
             except Exception as e:      # a target that fails is reported, not fatal
                 t.error = str(e)
-                log("%s: %s" % (t.name, e))
+                log("%s (write): %s" % (t.name, e))
             finally:
-                t.umount()
+                try:
+                    t.umount()
+                except Exception as e:
+                    t.error = t.error or str(e)
+                try:
+                    t.cleanup()
+                except Exception as e:
+                    t.check = "cleanup failed: %s" % e
+                if t.check:
+                    log("%s: %s" % (t.name, t.check))
+                log("%s: writes took %.0f s" % (t.name, time.time() - t0_target))
 
-        # -- report --
-        med = {k: statistics.median(v) for k, v in samples.items()}
+        # ================= precache (seed 002) =================
+        if "precache" in parts and (not only or "uf2fs" in only.split()):
+            precache = measure_precache(base, uf2fs, lib, pc_size, reps, can_drop)
+
+        # ================= report =================
+        elapsed = time.time() - t_start
+        now = datetime.datetime.now()
+        md, rows, wrows = report(targets, wtargets, samples, wsamples, bss, reps, size,
+                                 can_drop, now, elapsed, stats_after_cold_1m, osync_stats,
+                                 precache, dict(fsync_rt=fsync_rt, dd_count=dd_count,
+                                                osync_rt=osync_rt, osync_size=osync_size,
+                                                runtime=runtime, wsize=wsize))
+        print()
+        print(md)
+        with open(os.path.join(args.out, "results.md"), "w") as f:
+            f.write(md)
+        raw = {"date": now.isoformat(), "quick": quick, "reps": reps, "size": size,
+               "bs": bss, "parts": parts, "cold_drops_caches": can_drop,
+               "kernel": platform.release(), "cpus": os.cpu_count(),
+               "write_params": {"file_size": wsize, "fsync_runtime_s": fsync_rt, "dd_count_2M": dd_count,
+                                "osync_runtime_s": osync_rt, "osync_size_per_job": osync_size,
+                                "runtime_s": runtime, "write_image_bytes": wimg_size},
+               "targets": {t.name: {"label": t.label, "cmd": t.cmd, "error": t.error}
+                           for t in targets},
+               "write_targets": {t.name: {"label": t.label, "cmd": t.cmd, "error": t.error,
+                                          "check": t.check} for t in wtargets},
+               "samples": [{"workload": k[0], "bs": k[1], "cache": k[2], "target": k[3],
+                            "mib_s": v} for k, v in sorted(samples.items())],
+               "write_samples": [{"workload": k[0], "bs": k[1], "sync": k[2], "target": k[3],
+                                  "mib_s": v} for k, v in sorted(wsamples.items())],
+               "rows": rows, "write_rows": wrows,
+               "uf2fs_stats_after_cold_1m": stats_after_cold_1m,
+               "osync_stats": {n: [{"text": s, "write_hist": parse_hist(s)} for s in v]
+                               for n, v in osync_stats.items()},
+               "precache": precache, "elapsed_s": elapsed}
+        jpath = os.path.join(args.out, "results-%s.json" % now.strftime("%Y%m%d-%H%M%S"))
+        with open(jpath, "w") as f:
+            json.dump(raw, f, indent=1, ensure_ascii=False)
+        log("wrote %s and %s" % (os.path.join(args.out, "results.md"), jpath))
+    finally:
+        for t in targets + wtargets:
+            try:
+                t.umount()
+            except Exception:
+                pass
+        shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+def measure_precache(base, uf2fs, lib, pc_size, reps, can_drop):
+    """Seed 002, scaled: a file whose first half is one extent and whose second
+    half has 1 MiB overwritten every 4 MiB (dd conv=notrunc through a read-write
+    uf2fs mount: f2fs writes out of place, so each overwrite is an extent of its
+    own); then, per repetition, a cold read-only mount and the ioctl, timed."""
+    res = {"size": pc_size, "overwrites": 0, "extents": None, "cold_ms": [], "warm_ms": [],
+           "node_reads": [], "skipped": None, "error": None}
+    img = os.path.join(base, "f2fs-pc.img")
+    mnt = os.path.join(base, "mnt-pc")
+    w = Target("pc-rw", "uf2fs rw", [uf2fs, "mount", img, mnt, "-o", "rw", "-f"], mnt, rw=True)
+    r_ = Target("pc-ro", "uf2fs", [uf2fs, "mount", img, mnt, "-f"], mnt, stats=True)
+    try:
+        with open(img, "wb") as f:
+            f.truncate(pc_size * 2 + 256 * MIB)
+        run(["mkfs.f2fs", "-q", "-f", img])
+        w.mount()
+        p = os.path.join(mnt, "pc")
+        nmib = pc_size // MIB
+        run(["dd", "if=/dev/zero", "of=" + p, "bs=1M", "count=%d" % nmib, "conv=fsync",
+             "status=none"])
+        for k in range(nmib // 2, nmib, 4):
+            run(["dd", "if=/dev/zero", "of=" + p, "bs=1M", "seek=%d" % k, "count=1",
+                 "conv=notrunc", "status=none"])
+            res["overwrites"] += 1
+        os.sync()
+        w.umount()
+        r = run([sys.executable, os.path.join(lib, "f2fsimg.py"), "bmap", img, "/pc"],
+                check=False)
+        if r.returncode == 0:
+            addrs = json.loads(r.stdout)
+            res["extents"] = 1 + sum(1 for a, b in zip(addrs, addrs[1:]) if b != a + 1)
+        for rep in range(reps):
+            drop_caches(can_drop)
+            r_.mount()
+            before = stat_counter(run([uf2fs, "stats", mnt], check=False).stdout, "node reads")
+            fd = os.open(p, os.O_RDONLY)
+            try:
+                t0 = time.perf_counter()
+                try:
+                    fcntl.ioctl(fd, F2FS_IOC_PRECACHE_EXTENTS)
+                except OSError as e:
+                    res["skipped"] = "the ioctl failed with %s (%s) on the uf2fs mount" % (
+                        errno.errorcode.get(e.errno, e.errno), os.strerror(e.errno))
+                    if e.errno == errno.ENOTTY:
+                        res["skipped"] += ": the FUSE front end does not forward " \
+                                          "F2FS_IOC_PRECACHE_EXTENTS (yet)"
+                    break
+                res["cold_ms"].append((time.perf_counter() - t0) * 1000)
+                after = stat_counter(run([uf2fs, "stats", mnt], check=False).stdout,
+                                     "node reads")
+                t0 = time.perf_counter()
+                fcntl.ioctl(fd, F2FS_IOC_PRECACHE_EXTENTS)
+                res["warm_ms"].append((time.perf_counter() - t0) * 1000)
+                if before is not None and after is not None:
+                    res["node_reads"].append(after - before)
+            finally:
+                os.close(fd)
+                r_.umount()
+        log("precache: %s" % (res["skipped"] or "cold %.1f ms, warm %.2f ms" % (
+            statistics.median(res["cold_ms"]), statistics.median(res["warm_ms"]))))
+    except Exception as e:
+        res["error"] = str(e)
+        log("precache: %s" % e)
+    finally:
+        for t in (w, r_):
+            try:
+                t.umount()
+            except Exception:
+                pass
+        remove(img)
+    return res
+
+
+def report(targets, wtargets, samples, wsamples, bss, reps, size, can_drop, now, elapsed,
+           stats_after_cold_1m, osync_stats, precache, wp):
+    med = {k: statistics.median(v) for k, v in samples.items()}
+    wmed = {k: statistics.median(v) for k, v in wsamples.items()}
+    out = ["# uf2fs benchmark", "",
+           "%s, %s, %d CPUs, kernel %s; file %d MiB; median of %d; fio psync, buffered, "
+           "iodepth 1; MiB/s. Images and files on tmpfs." % (
+               now.strftime("%Y-%m-%d %H:%M"), platform.machine(), os.cpu_count(),
+               platform.release(), size // MIB, reps),
+           ""]
+
+    # ---- reads ----
+    rows = []
+    if targets:
         names = [t.name for t in targets]
         labels = {t.name: t.label for t in targets}
-        rows = []
         for w in WORKLOADS:
             for bs in bss:
                 for cache in ("cold", "warm"):
                     v = {n: med.get((w["name"], bs, cache, n)) for n in names}
                     u, e2, ce, tm = v.get("uf2fs"), v.get("fuse2fs"), v.get("ceiling"), v.get("tmpfs")
-                    target_met = None
-                    if u is not None and e2 is not None:
-                        # fuse2fs itself above passthrough_ll shows that the
-                        # FUSE path can go at least that fast: the ceiling for
-                        # the rule is the higher of the two.
-                        ceil = max(ce, e2) if ce is not None else None
-                        if u >= SEED_TARGET * e2:
-                            target_met = True
-                        elif ceil is not None and SEED_TARGET * e2 > ceil and \
-                                u >= CEILING_SHARE * ceil:
-                            target_met = "ceiling"
-                        else:
-                            target_met = False
                     rows.append({"workload": w["name"], "bs": bs, "cache": cache, "mib_s": v,
                                  "uf2fs/fuse2fs": ratio(u, e2), "uf2fs/ceiling": ratio(u, ce),
-                                 "uf2fs/tmpfs": ratio(u, tm), "seed_target_met": target_met})
+                                 "uf2fs/tmpfs": ratio(u, tm),
+                                 "seed_target_met": seed_met(u, e2, ce, SEED_TARGET)})
         hdr = (["workload", "bs", "cache"] + [labels[n] for n in names] +
                ["uf2fs/fuse2fs", "uf2fs/ceiling", "uf2fs/tmpfs", "≥1.5× fuse2fs"])
-        lines = ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
-        for r in rows:
-            mark = {True: "✓", "ceiling": "✓ (ceiling)", False: "✗", None: "–"}[r["seed_target_met"]]
-            cells = [r["workload"], r["bs"], r["cache"]] + [fmt(r["mib_s"][n]) for n in names]
-            cells += ["%.2f" % x if x is not None else "n/a"
-                      for x in (r["uf2fs/fuse2fs"], r["uf2fs/ceiling"], r["uf2fs/tmpfs"])]
-            lines.append("| " + " | ".join(cells + [mark]) + " |")
-        elapsed = time.time() - t_start
-        now = datetime.datetime.now()
-        head = ["# uf2fs read benchmark", "",
-                "%s, %s, %d CPUs, kernel %s; file %d MiB; median of %d; fio psync, buffered, "
-                "iodepth 1; MiB/s." % (now.strftime("%Y-%m-%d %H:%M"), platform.machine(),
-                                      os.cpu_count(), platform.release(), size // MIB, reps),
+        out += ["## Reads", "",
                 "Cold = %s; warm = the second read on the same mount." %
                 ("drop_caches + remount" if can_drop else "remount only (not root)"),
                 "Seed target: uf2fs (default options) ≥ 1.5× fuse2fs on every read row; where "
@@ -321,39 +726,142 @@ def main():
                 "over tmpfs), ≥ 95 % of the ceiling meets it: marked ✓ (ceiling). Where "
                 "fuse2fs is faster than passthrough_ll (hole reads), fuse2fs is the ceiling "
                 "for that rule; the uf2fs/ceiling column is always against passthrough_ll.",
-                ""]
-        errs = ["", "Errors:"] + ["- %s: %s" % (t.name, t.error) for t in targets if t.error] \
-            if any(t.error for t in targets) else []
-        tail = ["", "Run time %.0f s." % elapsed]
-        if stats_after_cold_1m:
-            tail += ["", "`uf2fs stats` after the cold 1M DATA_READ:", "", "```",
-                     stats_after_cold_1m.rstrip(), "```"]
-        md = "\n".join(head + lines + errs + tail) + "\n"
-        print()
-        print(md)
-        with open(os.path.join(args.out, "results.md"), "w") as f:
-            f.write(md)
-        raw = {"date": now.isoformat(), "quick": quick, "reps": reps, "size": size,
-               "bs": bss, "cold_drops_caches": can_drop, "kernel": platform.release(),
-               "cpus": os.cpu_count(),
-               "targets": {t.name: {"label": t.label, "cmd": t.cmd, "error": t.error}
-                           for t in targets},
-               "samples": [{"workload": k[0], "bs": k[1], "cache": k[2], "target": k[3],
-                            "mib_s": v} for k, v in sorted(samples.items())],
-               "rows": rows, "uf2fs_stats_after_cold_1m": stats_after_cold_1m,
-               "elapsed_s": elapsed}
-        jpath = os.path.join(args.out, "results-%s.json" % now.strftime("%Y%m%d-%H%M%S"))
-        with open(jpath, "w") as f:
-            json.dump(raw, f, indent=1, ensure_ascii=False)
-        log("wrote %s and %s" % (os.path.join(args.out, "results.md"), jpath))
-    finally:
-        for t in targets:
-            try:
-                t.umount()
-            except Exception:
-                pass
-        shutil.rmtree(base, ignore_errors=True)
-    return 0
+                "", "| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
+        for r in rows:
+            cells = [r["workload"], r["bs"], r["cache"]] + [fmt(r["mib_s"][n]) for n in names]
+            cells += [fmt_ratio(x) for x in (r["uf2fs/fuse2fs"], r["uf2fs/ceiling"],
+                                             r["uf2fs/tmpfs"])]
+            out.append("| " + " | ".join(cells + [MARK[r["seed_target_met"]]]) + " |")
+        out.append("")
+
+    # ---- writes ----
+    wrows = []
+    if wtargets:
+        names = [t.name for t in wtargets]
+        labels = {t.name: t.label for t in wtargets}
+        keys = []
+        for w in WRITE_WORKLOADS:
+            for bs in bss:
+                keys.append((w["name"], bs, w["sync"]))
+        keys += [("DD", "2M", "conv=fsync"), ("WB_OSYNC", "1M", "O_SYNC ×8")]
+        keys = [k for k in keys if any(k + (n,) in wmed for n in names)]
+        for k in keys:
+            v = {n: wmed.get(k + (n,)) for n in names}
+            e2, ce, tm = v.get("fuse2fs"), v.get("ceiling"), v.get("tmpfs")
+            factor = SEED_TARGET_4K_WRITE if k[1].lower() == "4k" else SEED_TARGET
+            met = {c: seed_met(v.get(c), e2, ce, factor) for c in WRITE_CANDIDATES}
+            cands = [c for c in WRITE_CANDIDATES if v.get(c) is not None]
+            best = max(cands, key=lambda c: v[c]) if cands else None
+            wrows.append({"workload": k[0], "bs": k[1], "sync": k[2], "mib_s": v,
+                          "factor": factor,
+                          "uf2fs/fuse2fs": ratio(v.get("uf2fs"), e2),
+                          "wbc/fuse2fs": ratio(v.get("uf2fs-wbc"), e2),
+                          "best": best, "best/ceiling": ratio(v.get(best), ce),
+                          "best/tmpfs": ratio(v.get(best), tm),
+                          "seed_target_met": met})
+        short = {"uf2fs": "default", "uf2fs-wbc": "wbc"}
+        hdr = (["workload", "bs", "sync"] + [labels[n] for n in names] +
+               ["uf2fs/fuse2fs", "wbc/fuse2fs", "best", "best/ceiling", "target",
+                "default", "wbc"])
+        out += ["## Writes", "",
+                "Each target on a fresh image (tmpfs-backed); every run cold: the previous "
+                "file removed, unmount, sync, mount. fio --rw=write --fallocate=none, a %d "
+                "MiB file. "
+                "WRITE_NEW: a new file; WRITE_OVER: a fully written file overwritten in "
+                "place. end_fsync: one fsync at the end (the seeds' S=0); fsync=1: fsync "
+                "after every write, each run bounded to %d s (it never wraps around). DD: "
+                "`dd if=/dev/zero bs=2M count=%d conv=fsync`. WB_OSYNC: seed 004's job "
+                "(8 threads, 1M, O_SYNC, %d MiB per thread, %d s, time based). "
+                "FUSE ceiling = passthrough_ll -o writeback,cache=always over tmpfs; "
+                "fuse2fs -o rw,fakeroot on ext4; uf2fs -o rw (default), -o "
+                "rw,writeback_cache (wbc), -o rw,max_folio_order=0 (order 0, for "
+                "comparison only)." % (wp["wsize"] // MIB, wp["fsync_rt"], wp["dd_count"], wp["osync_size"] // MIB,
+                                        wp["osync_rt"]),
+                "Seed target: uf2fs ≥ 1.5× fuse2fs on every write row, ≥ 3× on the 4k "
+                "rows; where that is above the FUSE ceiling (the higher of passthrough_ll "
+                "and fuse2fs), ≥ 95 % of it meets it: ✓ (ceiling). Marked for the default "
+                "configuration and for writeback_cache; best = the faster of the two.",
+                "", "| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
+        for r in wrows:
+            cells = [r["workload"], r["bs"], r["sync"]] + [fmt(r["mib_s"][n]) for n in names]
+            cells += [fmt_ratio(r["uf2fs/fuse2fs"]), fmt_ratio(r["wbc/fuse2fs"]),
+                      short.get(r["best"], "n/a"), fmt_ratio(r["best/ceiling"]),
+                      "≥%g×" % r["factor"]]
+            cells += [MARK[r["seed_target_met"].get(c)] for c in WRITE_CANDIDATES]
+            out.append("| " + " | ".join(cells) + " |")
+        if wrows:
+            n = len(wrows)
+            cnt = {c: sum(1 for r in wrows if r["seed_target_met"].get(c)) for c in WRITE_CANDIDATES}
+            either = sum(1 for r in wrows if any(r["seed_target_met"].get(c)
+                                                 for c in WRITE_CANDIDATES))
+            bestc = {c: sum(1 for r in wrows if r["best"] == c) for c in WRITE_CANDIDATES}
+            out += ["", "Write targets met: default %d/%d rows, writeback_cache %d/%d, either "
+                    "%d/%d. Faster configuration: default on %d rows, writeback_cache on %d." % (
+                        cnt["uf2fs"], n, cnt["uf2fs-wbc"], n, either, n, bestc["uf2fs"],
+                        bestc["uf2fs-wbc"])]
+            missed = ["%s %s %s" % (r["workload"], r["bs"], r["sync"]) for r in wrows
+                      if not any(r["seed_target_met"].get(c) for c in WRITE_CANDIDATES)]
+            if missed:
+                out.append("Missed by both: %s." % "; ".join(missed))
+        checks = ["- %s: %s" % (t.name, t.check) for t in wtargets if t.check]
+        if checks:
+            out += ["", "After the writes:"] + checks
+        out.append("")
+
+    # ---- seed 004 histogram ----
+    if osync_stats:
+        out += ["## Seed 004: device write requests during WB_OSYNC", "",
+                "`uf2fs stats` after the job (counters since the cold mount; last "
+                "repetition). The seed's proof: 4 KiB share 89.9 % → 7.3 %, ≥ 512 KiB share "
+                "0 % → 51.3 %. Here > 256 KiB = histogram buckets ≤512K and above.", "",
+                "| target | MiB/s | write requests | MiB written | ≤ 4 KiB | > 256 KiB | "
+                "checkpoints | flushes |", "|---|---|---|---|---|---|---|---|"]
+        labels = {t.name: t.label for t in wtargets}
+        for n, texts in osync_stats.items():
+            h = parse_hist(texts[-1])
+            fl = re.search(r"flushes (\d+)", texts[-1])
+            out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                labels.get(n, n), fmt(wmed.get(("WB_OSYNC", "1M", "O_SYNC ×8", n))),
+                h["requests"], fmt(h["mib"]),
+                "%.1f %%" % (100 * h["share_4k"]) if h["share_4k"] is not None else "n/a",
+                "%.1f %%" % (100 * h["share_gt256k"]) if h["share_gt256k"] is not None else "n/a",
+                stat_counter(texts[-1], "checkpoints"), fl.group(1) if fl else "n/a"))
+        first = next(iter(osync_stats))
+        out += ["", "`uf2fs stats` after WB_OSYNC (%s):" % labels.get(first, first), "",
+                "```", osync_stats[first][-1].rstrip(), "```", ""]
+
+    # ---- seed 002 precache ----
+    if precache is not None:
+        out += ["## Seed 002: F2FS_IOC_PRECACHE_EXTENTS", "",
+                "A %d MiB file written with dd, then 1 MiB overwritten every 4 MiB in its "
+                "second half (%d overwrites, %s extents) through a read-write uf2fs mount; "
+                "cold = drop caches + a fresh read-only mount; the ioctl timed from Python." % (
+                    precache["size"] // MIB, precache["overwrites"],
+                    precache["extents"] if precache["extents"] is not None else "?"), ""]
+        if precache["error"]:
+            out.append("Not measured: %s." % precache["error"])
+        elif precache["skipped"]:
+            out.append("Skipped: %s." % precache["skipped"])
+        else:
+            out += ["| file | extents | cold ioctl ms | warm ioctl ms | node reads (cold) |",
+                    "|---|---|---|---|---|",
+                    "| %d MiB | %s | %.2f | %.3f | %s |" % (
+                        precache["size"] // MIB, precache["extents"],
+                        statistics.median(precache["cold_ms"]),
+                        statistics.median(precache["warm_ms"]),
+                        statistics.median(precache["node_reads"]) if precache["node_reads"]
+                        else "n/a")]
+        out.append("")
+
+    errs = [("- %s: %s" % (t.name, t.error)) for t in targets if t.error]
+    errs += [("- %s (write): %s" % (t.name, t.error)) for t in wtargets if t.error]
+    if errs:
+        out += ["Errors:"] + errs + [""]
+    out.append("Run time %.0f s." % elapsed)
+    if stats_after_cold_1m:
+        out += ["", "`uf2fs stats` after the cold 1M DATA_READ:", "", "```",
+                stats_after_cold_1m.rstrip(), "```"]
+    return "\n".join(out) + "\n", rows, wrows
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
  */
 #include "test_rw_common.h"
 
+#include <sys/xattr.h>
 #include <time.h>
 
 struct ctx {
@@ -1321,6 +1322,157 @@ static void t_times(void **state)
 	end();
 }
 
+/* /// xattrs /// */
+
+static const char *const xnames[] = { "user.a", "user.empty", "user.big", "trusted.t",
+				      "security.s", "user.spill" };
+
+static size_t xval(int i, uint8_t *v)
+{
+	size_t len = i == 1 ? 0 : i == 2 ? 1500 : i == 5 ? 2500 : 5 + i;
+
+	rw_fill(v, len, 500 + i);
+	return len;
+}
+
+static void check_xattrs(struct uf2fs *fs, const char *when)
+{
+	uint8_t want[4096], got[4096];
+	char list[4096];
+	uint32_t ino;
+	ssize_t n;
+
+	snprintf(rw_context, sizeof(rw_context), "xattrs, %s", when);
+	RW_OK(uf2fs_resolve(fs, "x", &ino));
+	for (int i = 0; i < 6; i++) {
+		size_t len = xval(i, want);
+
+		if (i == 5 && !uf2fs_getxattr(fs, ino, xnames[i], NULL, 0))
+			continue;
+		RW_EXPECT(uf2fs_getxattr(fs, ino, xnames[i], NULL, 0), (ssize_t)len);
+		RW_EXPECT(uf2fs_getxattr(fs, ino, xnames[i], got, sizeof(got)), (ssize_t)len);
+		if (memcmp(got, want, len))
+			RW_FAIL("xattr %s: value differs", xnames[i]);
+	}
+	RW_EXPECT(uf2fs_getxattr(fs, ino, "user.removed", got, sizeof(got)), -ENODATA);
+	n = uf2fs_listxattr(fs, ino, list, sizeof(list));
+	if (n <= 0 || !memmem(list, n, "user.big", 9) || memmem(list, n, "user.removed", 13))
+		RW_FAIL("listxattr = %zd", n);
+	RW_OK(uf2fs_resolve(fs, "d", &ino));
+	RW_EXPECT(uf2fs_getxattr(fs, ino, "user.dir", got, sizeof(got)), 3);
+	snprintf(rw_context, sizeof(rw_context), "test xattr");
+}
+
+static void t_xattr(void **state)
+{
+	uint8_t v[4096];
+	uint32_t ino;
+
+	begin("xattr");
+	ino = rw_create(FS, M, "x", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "x", 0, 5000, 1);
+	for (int i = 0; i < 5; i++) {
+		size_t len = xval(i, v);
+
+		RW_OK(uf2fs_setxattr(FS, ino, xnames[i], v, len, XATTR_CREATE));
+	}
+	RW_EXPECT(uf2fs_setxattr(FS, ino, "user.a", "x", 1, XATTR_CREATE), -EEXIST);
+	RW_EXPECT(uf2fs_setxattr(FS, ino, "user.nope", "x", 1, XATTR_REPLACE), -ENODATA);
+	RW_OK(uf2fs_setxattr(FS, ino, "user.removed", "gone", 4, 0));
+	RW_OK(uf2fs_removexattr(FS, ino, "user.removed"));
+	RW_EXPECT(uf2fs_removexattr(FS, ino, "user.removed"), -ENODATA);
+	/* replace with a longer value: moves within the area */
+	xval(0, v);
+	RW_OK(uf2fs_setxattr(FS, ino, "user.a", "short", 5, XATTR_REPLACE));
+	RW_OK(uf2fs_setxattr(FS, ino, "user.a", v, xval(0, v), XATTR_REPLACE));
+	/* more than fits (inline area + xattr node): E2BIG or ENOSPC, nothing half-done */
+	{
+		int ret = uf2fs_setxattr(FS, ino, "user.spill", v, xval(5, v), 0);
+
+		if (ret && ret != -E2BIG && ret != -ENOSPC)
+			RW_FAIL("a 2500-byte xattr next to 1500 bytes = %d", ret);
+	}
+	rw_create(FS, M, "d", S_IFDIR | 0755, 0, NULL);
+	RW_OK(uf2fs_setxattr(FS, ino_of("d"), "user.dir", "yes", 3, 0));
+	RW_EXPECT(uf2fs_setxattr(FS, ino, "bogus.ns", "x", 1, 0), -EOPNOTSUPP);
+	check_xattrs(FS, "rw");
+	C.extra = check_xattrs;
+	end();
+}
+
+/* /// inode flags /// */
+
+static void t_flags(void **state)
+{
+	struct uf2fs_attr a = { .size = 0, .mode = 0600 };
+	uint32_t root, f, g, d, x;
+
+	begin("flags");
+	root = uf2fs_root_ino(FS);
+	f = rw_create(FS, M, "immutable", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "immutable", 0, 100, 1);
+	g = rw_create(FS, M, "append", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "append", 0, 100, 2);
+	d = rw_create(FS, M, "idir", S_IFDIR | 0755, 0, NULL);
+	rw_create(FS, M, "idir/inside", S_IFREG | 0644, 0, NULL);
+	rw_create(FS, M, "adir", S_IFDIR | 0755, 0, NULL);
+	rw_create(FS, M, "adir/inside", S_IFREG | 0644, 0, NULL);
+	RW_OK(uf2fs_set_flags(FS, f, FS_IMMUTABLE_FL));
+	RW_OK(uf2fs_set_flags(FS, g, FS_APPEND_FL));
+	RW_OK(uf2fs_set_flags(FS, d, FS_IMMUTABLE_FL));
+	RW_OK(uf2fs_set_flags(FS, ino_of("adir"), FS_APPEND_FL));
+	/* Linux: an immutable inode changes in no way, and keeps its names */
+	RW_SOFT(uf2fs_write(FS, f, "x", 1, 0), -EPERM);
+	RW_SOFT(uf2fs_setattr(FS, f, &a, UF2FS_SET_SIZE, NULL), -EPERM);
+	RW_SOFT(uf2fs_setattr(FS, f, &a, UF2FS_SET_MODE, NULL), -EPERM);
+	RW_SOFT(uf2fs_fallocate(FS, f, 0, 0, 4096), -EPERM);
+	RW_SOFT(uf2fs_setxattr(FS, f, "user.x", "1", 1, 0), -EPERM);
+	RW_SOFT(uf2fs_link(FS, f, root, NAME("i-link")), -EPERM);
+	RW_SOFT(uf2fs_rename(FS, root, NAME("immutable"), root, NAME("i-renamed"), 0), -EPERM);
+	RW_SOFT(uf2fs_unlink(FS, root, NAME("immutable")), -EPERM);
+	/* append-only: data only grows at the end; no truncate, link, rename or unlink */
+	RW_SOFT(uf2fs_write(FS, g, "tail", 4, 0), 4);
+	mnode_write(model_get(M, "append"), 100, "tail", 4);
+	RW_SOFT(uf2fs_setattr(FS, g, &a, UF2FS_SET_SIZE, NULL), -EPERM);
+	RW_SOFT(uf2fs_link(FS, g, root, NAME("a-link")), -EPERM);
+	RW_SOFT(uf2fs_rename(FS, root, NAME("append"), root, NAME("a-renamed"), 0), -EPERM);
+	RW_SOFT(uf2fs_unlink(FS, root, NAME("append")), -EPERM);
+	/* an immutable directory: no entry comes or goes */
+	RW_SOFT(uf2fs_mknod(FS, d, NAME("new"), S_IFREG | 0644, 0, 0, 0, &x), -EPERM);
+	RW_SOFT(uf2fs_unlink(FS, d, NAME("inside")), -EPERM);
+	RW_SOFT(uf2fs_rename(FS, d, NAME("inside"), root, NAME("out"), 0), -EPERM);
+	/* an append-only directory: entries come, none go */
+	RW_SOFT(uf2fs_unlink(FS, ino_of("adir"), NAME("inside")), -EPERM);
+	RW_SOFT(uf2fs_mknod(FS, ino_of("adir"), NAME("new"), S_IFREG | 0644, 0, 0, 0, &x), 0);
+	rw_soft_failures += lookup_err("adir/new") != 0;
+	if (!lookup_err("adir/new"))
+		model_add(M, "adir/new", mnode_new(S_IFREG | 0644, 0, 0));
+	/* whatever went wrong above, bring the model in line with the tree before end() */
+	for (size_t i = 0; i < M->n; i++)
+		if (lookup_err(M->d[i].path))
+			print_error("(%s is gone)\n", M->d[i].path);
+	RW_SOFT_END();
+	rw_create(FS, M, "nodump", S_IFREG | 0644, 0, NULL);
+	RW_OK(uf2fs_set_flags(FS, ino_of("nodump"), FS_NODUMP_FL | FS_NOATIME_FL));
+	end();
+	/* the flags survived: check them on a fresh read-only mount */
+	FS = rw_mount(C.img, true);
+	{
+		uint32_t fl = 0;
+
+		RW_OK(uf2fs_get_flags(FS, ino_of("immutable"), &fl));
+		if (!(fl & FS_IMMUTABLE_FL))
+			RW_FAIL("immutable flag lost: 0x%x", fl);
+		RW_OK(uf2fs_get_flags(FS, ino_of("append"), &fl));
+		if (!(fl & FS_APPEND_FL))
+			RW_FAIL("append flag lost: 0x%x", fl);
+		RW_OK(uf2fs_get_flags(FS, ino_of("nodump"), &fl));
+		if ((fl & (FS_NODUMP_FL | FS_NOATIME_FL)) != (FS_NODUMP_FL | FS_NOATIME_FL))
+			RW_FAIL("nodump/noatime lost: 0x%x", fl);
+	}
+	rw_unmount(FS);
+}
+
 /* /// Features: the same basics on images with other mkfs feature sets /// */
 
 static void basics(void)
@@ -1395,6 +1547,8 @@ int main(void)
 		cmocka_unit_test(t_bigdir),
 		cmocka_unit_test(t_erofs),
 		cmocka_unit_test(t_times),
+		cmocka_unit_test(t_xattr),
+		cmocka_unit_test(t_flags),
 		cmocka_unit_test(t_features_none),
 		cmocka_unit_test(t_features_more),
 		cmocka_unit_test(t_small_image),

@@ -72,6 +72,28 @@ static char rw_context[512];
 	} while (0)
 #define RW_OK(call) RW_EXPECT(call, 0)
 
+/* Like RW_EXPECT, but only counts the failure in rw_soft_failures (see RW_SOFT_END) */
+static int rw_soft_failures __attribute__((unused));
+#define RW_SOFT(call, want)                                                           \
+	do {                                                                          \
+		long long _got = (long long)(call), _want = (long long)(want);        \
+		if (_got != _want) {                                                  \
+			print_error("%s:%d: %s returned %lld (%s), expected %lld (%s)\n", \
+				    __FILE__, __LINE__, #call, _got,                  \
+				    _got < 0 ? strerror((int)-_got) : "-", _want,     \
+				    _want < 0 ? strerror((int)-_want) : "-");         \
+			rw_soft_failures++;                                           \
+		}                                                                     \
+	} while (0)
+#define RW_SOFT_END()                                                                 \
+	do {                                                                          \
+		if (rw_soft_failures) {                                               \
+			int _n = rw_soft_failures;                                    \
+			rw_soft_failures = 0;                                         \
+			RW_FAIL("%d of the checks above failed", _n);                 \
+		}                                                                     \
+	} while (0)
+
 /* /// Images and fsck /// */
 
 static char rw_tmp[PATH_MAX];
