@@ -246,7 +246,7 @@ struct f2fs_nm_info {
 	struct nat_entry **nat_hash;
 	unsigned int nat_hash_size;
 	struct nat_entry *dirty;
-	unsigned int nr_dirty;
+	atomic_uint nr_dirty;		/* read unlocked by heuristics */
 	nid_t *free_nids;		/* allocatable now */
 	unsigned int nr_free, free_cap;
 	nid_t *freed_nids;		/* freed since the last checkpoint: allocatable after it */

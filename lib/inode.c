@@ -625,5 +625,11 @@ int f2fs_cleanup_orphans(struct f2fs_sb_info *sbi)
 
 bool f2fs_has_dirty_inodes(struct f2fs_sb_info *sbi)
 {
-	return sbi->icache->dirty != NULL;
+	struct inode_cache *ic = sbi->icache;
+	bool dirty;
+
+	pthread_mutex_lock(&ic->lock);
+	dirty = ic->dirty != NULL;
+	pthread_mutex_unlock(&ic->lock);
+	return dirty;
 }
