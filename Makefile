@@ -109,10 +109,21 @@ tests: $(UNIT_BIN) $(if $(FUZZ_SRC),$(BUILD)/tests/fuzz_replay)
 check: all tests
 	@BUILD=$(BUILD) SAN="$(SAN)" tests/run.sh $(TESTS)
 
-# The sanitizer runs that CI does: ASan+UBSan over the whole suite (no QEMU
-# layer, which would only re-check the kernel's side), TSan over threaded tests.
+# The sanitizer runs that CI does: ASan+UBSan over the library-level tests
+# (unit, fuzz replay, the power-cut runner), TSan over the threaded stress.
 check-san:
-	$(MAKE) SAN=address,undefined check TESTS="unit integration fuzz"
+	$(MAKE) SAN=address,undefined check TESTS="unit fuzz"
+
+check-tsan:
+	$(MAKE) SAN=thread tests
+	@TEST_FILTER=threads BUILD=build-san-thread TSAN_OPTIONS=halt_on_error=1 tests/run.sh unit
+
+# Long runs: the random exerciser with many operations, and every power-cut point.
+stress: all tests
+	@for t in tests/stress/*.sh; do [ -x "$$t" ] && BUILD=$(BUILD) "$$t" || exit 1; done
+
+powerloss: all tests
+	@BUILD=$(BUILD) tests/powerloss/run-exhaustive.sh
 
 demo: all
 	@BUILD=$(BUILD) tests/demo.sh
@@ -133,4 +144,5 @@ format-check:
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
 
-.PHONY: all check check-san demo bench install clean tests fuzz format-check
+.PHONY: all check check-san check-tsan stress powerloss demo bench install clean tests fuzz \
+	format-check
