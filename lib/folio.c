@@ -633,22 +633,33 @@ static void drop_matching(struct f2fs_sb_info *sbi, uint64_t owner, uint64_t fro
 				doomed = f;
 			}
 		}
-		for (struct folio *f = doomed; f; f = f->hnext)
-			shard_remove(s, f);
-		pthread_mutex_unlock(&s->lock);
+		/*
+		 * Unhash and take unused folios off the LRU under the shard lock:
+		 * cache_shrink needs both to free a folio, so it cannot free one
+		 * of ours behind our back. In-use folios are freed by their last
+		 * folio_put, now that they are unhashed.
+		 */
+		struct folio *unused = NULL;
+
+		pthread_mutex_lock(&c->lru_lock);
 		while (doomed) {
 			struct folio *next = doomed->hnext;
-			bool unused;
 
-			pthread_mutex_lock(&c->lru_lock);
-			unused = atomic_load(&doomed->refcnt) == 0;
-			if (unused)
+			shard_remove(s, doomed);
+			if (atomic_load(&doomed->refcnt) == 0) {
 				lru_del(doomed);
-			pthread_mutex_unlock(&c->lru_lock);
-			/* an in-use folio is freed by its last folio_put, now unhashed */
-			if (unused)
-				folio_free(c, doomed);
+				doomed->hnext = unused;
+				unused = doomed;
+			}
 			doomed = next;
+		}
+		pthread_mutex_unlock(&c->lru_lock);
+		pthread_mutex_unlock(&s->lock);
+		while (unused) {
+			struct folio *next = unused->hnext;
+
+			folio_free(c, unused);
+			unused = next;
 		}
 	}
 }

@@ -203,6 +203,9 @@ static struct f2fs_inode_info *load_inode(struct f2fs_sb_info *sbi, nid_t ino)
 	ret = f2fs_get_node_info(sbi, ino, &ni);
 	if (ret)
 		return ERR_PTR(ret);
+	/* a freed inode (its nid waits for the next checkpoint) is simply gone */
+	if (ni.blk_addr == NULL_ADDR)
+		return ERR_PTR(-ENOENT);
 	if (ni.ino != ino)
 		return ERR_PTR(f2fs_error(sbi, EFSCORRUPTED,
 					  "NAT: inode %u maps to a node of inode %u", ino, ni.ino));
