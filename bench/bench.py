@@ -285,16 +285,17 @@ def main():
     bss = env("BENCH_BS", "4k 1M" if quick else "4k 64k 1M").split()
     runtime = int(env("BENCH_RUNTIME", "10" if quick else "20"))
     parts = env("BENCH_PARTS", "read write osync precache").split()
-    fsync_rt = int(env("BENCH_FSYNC_RUNTIME", "1" if quick else "3"))
+    fsync_rt = int(env("BENCH_FSYNC_RUNTIME", "1" if quick else "2"))
     wsize = parse_size(env("BENCH_WSIZE", str(size // 2 if quick else size)))
     dd_count = int(env("BENCH_DD_COUNT", str(max(4, wsize // (2 * MIB))) if quick else "500"))
-    osync_rt = int(env("BENCH_OSYNC_RUNTIME", "1" if quick else "6"))
+    osync_rt = int(env("BENCH_OSYNC_RUNTIME", "1" if quick else "5"))
     osync_size = parse_size(env("BENCH_OSYNC_SIZE", str(max(MIB, size // (8 if quick else 4)))))
     pc_size = parse_size(env("BENCH_PRECACHE_SIZE", str(size) if quick else "512M"))
     can_drop = os.geteuid() == 0 and os.access("/proc/sys/vm/drop_caches", os.W_OK)
     uf2fs = os.path.abspath(args.uf2fs)
     lib = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "lib")
     t_start = time.time()
+    load_start = os.getloadavg()
 
     parent = env("BENCH_DIR")
     if parent:
@@ -576,9 +577,10 @@ def main():
         # ================= report =================
         elapsed = time.time() - t_start
         now = datetime.datetime.now()
+        load = (load_start, os.getloadavg())
         md, rows, wrows = report(targets, wtargets, samples, wsamples, bss, reps, size,
                                  can_drop, now, elapsed, stats_after_cold_1m, osync_stats,
-                                 precache, dict(fsync_rt=fsync_rt, dd_count=dd_count,
+                                 precache, dict(load=load, fsync_rt=fsync_rt, dd_count=dd_count,
                                                 osync_rt=osync_rt, osync_size=osync_size,
                                                 runtime=runtime, wsize=wsize))
         print()
@@ -603,7 +605,7 @@ def main():
                "uf2fs_stats_after_cold_1m": stats_after_cold_1m,
                "osync_stats": {n: [{"text": s, "write_hist": parse_hist(s)} for s in v]
                                for n, v in osync_stats.items()},
-               "precache": precache, "elapsed_s": elapsed}
+               "precache": precache, "elapsed_s": elapsed, "loadavg_start_end": load}
         jpath = os.path.join(args.out, "results-%s.json" % now.strftime("%Y%m%d-%H%M%S"))
         with open(jpath, "w") as f:
             json.dump(raw, f, indent=1, ensure_ascii=False)
@@ -697,9 +699,10 @@ def report(targets, wtargets, samples, wsamples, bss, reps, size, can_drop, now,
     wmed = {k: statistics.median(v) for k, v in wsamples.items()}
     out = ["# uf2fs benchmark", "",
            "%s, %s, %d CPUs, kernel %s; file %d MiB; median of %d; fio psync, buffered, "
-           "iodepth 1; MiB/s. Images and files on tmpfs." % (
+           "iodepth 1; MiB/s. Images and files on tmpfs. Load average %.1f at the start, "
+           "%.1f at the end (other work on the machine skews the numbers)." % (
                now.strftime("%Y-%m-%d %H:%M"), platform.machine(), os.cpu_count(),
-               platform.release(), size // MIB, reps),
+               platform.release(), size // MIB, reps, wp["load"][0][0], wp["load"][1][0]),
            ""]
 
     # ---- reads ----

@@ -32,9 +32,9 @@
 #                   write: tmpfs ceiling fuse2fs uf2fs uf2fs-wbc uf2fs-o0)
 #   BENCH_PARTS="read write osync precache"   which parts run
 #   BENCH_WSIZE=SIZE            write file size (default BENCH_SIZE; quick: half)
-#   BENCH_FSYNC_RUNTIME=S       bound of the fsync-per-write rows (3; quick 1)
+#   BENCH_FSYNC_RUNTIME=S       bound of the fsync-per-write rows (2; quick 1)
 #   BENCH_DD_COUNT=N            dd count of 2M blocks (500; quick: file size)
-#   BENCH_OSYNC_RUNTIME=S, BENCH_OSYNC_SIZE=SIZE   seed 004 job (6 s, 64 MiB/thread)
+#   BENCH_OSYNC_RUNTIME=S, BENCH_OSYNC_SIZE=SIZE   seed 004 job (5 s, 64 MiB/thread)
 #   BENCH_PRECACHE_SIZE=SIZE    seed 002 file (512M; quick: BENCH_SIZE)
 #   BENCH_DIR=DIR   where images and data live (default: a dir on /dev/shm)
 #   BENCH_OUT=DIR   where results go (default: $BUILD/bench)

@@ -83,6 +83,13 @@ static inline void fuse_op_error(fuse_req_t req, long err)
 
 	if (e == ENOSYS)
 		e = EOPNOTSUPP;
+	/*
+	 * Corrupt metadata is EUCLEAN inside the library, as in Linux f2fs;
+	 * applications on the mount see the plain I/O error they expect. The
+	 * daemon's log names the structure and block.
+	 */
+	if (e == EUCLEAN)
+		e = EIO;
 	fuse_reply_err(req, e > 0 && e < 512 ? e : EIO);
 }
 
