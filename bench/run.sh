@@ -29,7 +29,7 @@
 #   BENCH_REPS=N    repetitions per measurement (default 3; median reported)
 #   BENCH_SIZE=256M file size; BENCH_BS="4k 64k 1M"; BENCH_TARGETS="tmpfs uf2fs ..."
 #                   (read: tmpfs ceiling fuse2fs uf2fs uf2fs-o0 uf2fs-dio uf2fs-uring;
-#                   write: tmpfs ceiling fuse2fs uf2fs uf2fs-wbc uf2fs-o0)
+#                   write: tmpfs ceiling ceiling-x fuse2fs uf2fs uf2fs-wbc uf2fs-o0)
 #   BENCH_PARTS="read write osync precache"   which parts run
 #   BENCH_WSIZE=SIZE            write file size (default BENCH_SIZE; quick: half)
 #   BENCH_FSYNC_RUNTIME=S       bound of the fsync-per-write rows (2; quick 1)
@@ -70,4 +70,18 @@ if [ ! -x "$PT" ]; then
 	cc -O2 -w -o "$PT" "$BUILD/bench/src/passthrough_ll.c" $(pkg-config --cflags --libs fuse3) -pthread
 fi
 
-exec python3 "$TOP/bench/bench.py" --passthrough "$PT" --uf2fs "$BUILD/uf2fs" --out "$OUT" "$@"
+# bench/precache.c: uf2fs_precache_extents timed through the library (no FUSE),
+# for seed 002 beside the ioctl on the mount. Rebuilt when the library changes;
+# a failed build only drops that row.
+PC=$BUILD/bench/precache
+if [ ! -x "$PC" ] || [ "$BUILD/libuf2fs.a" -nt "$PC" ] || [ "$TOP/bench/precache.c" -nt "$PC" ]; then
+	note "building precache"
+	# shellcheck disable=SC2046
+	cc -O2 -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I"$TOP/include" -o "$PC" \
+		"$TOP/bench/precache.c" "$BUILD/libuf2fs.a" \
+		$(pkg-config --libs liburing liblz4 libzstd lzo2 zlib) -pthread -lm ||
+		{ note "bench/precache.c did not build; the library precache row is skipped"; rm -f "$PC"; }
+fi
+
+exec python3 "$TOP/bench/bench.py" --passthrough "$PT" --uf2fs "$BUILD/uf2fs" --precache "$PC" \
+	--out "$OUT" "$@"

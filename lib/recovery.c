@@ -359,6 +359,17 @@ static void recover_inode_fields(struct f2fs_sb_info *sbi, struct f2fs_inode_inf
 			folio_put(sbi, f);
 		}
 		fi->i_inline = ri->i_inline;
+	} else if (f2fs_is_inline_data(fi)) {
+		/* converted since the checkpoint: its block addresses come next */
+		f = f2fs_get_inode_folio(sbi, fi->ino);
+		if (!IS_ERR(f)) {
+			memset(f2fs_inline_data_addr(fi, folio_node(f)), 0,
+			       f2fs_max_inline_data(fi));
+			folio_mark_dirty(sbi, f);
+			folio_put(sbi, f);
+		}
+		fi->i_inline &= ~(F2FS_INLINE_DATA | F2FS_DATA_EXIST);
+		fi->max_order = S_ISREG(fi->mode) ? sbi->opts.max_folio_order : 0;
 	}
 	f2fs_mark_inode_dirty(sbi, fi);
 }
