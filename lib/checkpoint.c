@@ -121,11 +121,16 @@ int f2fs_get_valid_checkpoint(struct f2fs_sb_info *sbi)
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (int i = 0; i < 2; i++)
-		ok[i] = !validate_cp_pack(sbi, cp_start + i * sbi->blocks_per_seg, pack[i],
+	int err[2];
+
+	for (int i = 0; i < 2; i++) {
+		err[i] = validate_cp_pack(sbi, cp_start + i * sbi->blocks_per_seg, pack[i],
 					  &ver[i]);
+		ok[i] = !err[i];
+	}
 	if (!ok[0] && !ok[1]) {
-		ret = f2fs_error(sbi, EFSCORRUPTED,
+		/* an unreadable device is an I/O error, not a corrupt image */
+		ret = f2fs_error(sbi, (err[0] == -EIO || err[1] == -EIO) ? EIO : EFSCORRUPTED,
 				 "no valid checkpoint: both packs (blocks %u and %u) are invalid",
 				 cp_start, cp_start + sbi->blocks_per_seg);
 		goto out;
