@@ -22,14 +22,15 @@
 #
 # It prints and never asserts: the seed targets (uf2fs >= 1.5x fuse2fs on every
 # row, >= 3x on the 4k write rows, or >= 95 % of the FUSE ceiling when that is
-# lower) are marked per row, not enforced. About 15 minutes on 2 CPUs.
+# lower) are marked per row, not enforced. About 15-17 minutes on 2 CPUs.
 #
 #   BENCH_QUICK=1   smoke run: 64 MiB files (32 MiB writes), bs 4k and 1M, one
 #                   repetition, short time-bounded rows, no order-0 write target
 #   BENCH_REPS=N    repetitions per measurement (default 3; median reported)
 #   BENCH_SIZE=256M file size; BENCH_BS="4k 64k 1M"; BENCH_TARGETS="tmpfs uf2fs ..."
 #                   (read: tmpfs ceiling fuse2fs uf2fs uf2fs-o0 uf2fs-dio uf2fs-uring;
-#                   write: tmpfs ceiling ceiling-x fuse2fs uf2fs uf2fs-wbc uf2fs-o0)
+#                   write: tmpfs ceiling fuse2fs uf2fs uf2fs-wbc uf2fs-o0, and
+#                   ceiling-x, passthrough_ll -o xattr, only when named)
 #   BENCH_PARTS="read write osync precache"   which parts run
 #   BENCH_WSIZE=SIZE            write file size (default BENCH_SIZE; quick: half)
 #   BENCH_FSYNC_RUNTIME=S       bound of the fsync-per-write rows (2; quick 1)
@@ -74,7 +75,8 @@ fi
 # for seed 002 beside the ioctl on the mount. Rebuilt when the library changes;
 # a failed build only drops that row.
 PC=$BUILD/bench/precache
-if [ ! -x "$PC" ] || [ "$BUILD/libuf2fs.a" -nt "$PC" ] || [ "$TOP/bench/precache.c" -nt "$PC" ]; then
+if [ ! -x "$PC" ] || [ "$BUILD/libuf2fs.a" -nt "$PC" ] ||
+	[ "$TOP/bench/precache.c" -nt "$PC" ]; then
 	note "building precache"
 	# shellcheck disable=SC2046
 	cc -O2 -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I"$TOP/include" -o "$PC" \

@@ -127,10 +127,17 @@ int f2fs_get_valid_checkpoint(struct f2fs_sb_info *sbi)
 		err[i] = validate_cp_pack(sbi, cp_start + i * sbi->blocks_per_seg, pack[i],
 					  &ver[i]);
 		ok[i] = !err[i];
+		/*
+		 * An unreadable pack is an I/O error, not an invalid pack: falling
+		 * back to the other (older) one would roll the filesystem back.
+		 */
+		if (err[i] == -EIO) {
+			ret = -EIO;
+			goto out;
+		}
 	}
 	if (!ok[0] && !ok[1]) {
-		/* an unreadable device is an I/O error, not a corrupt image */
-		ret = f2fs_error(sbi, (err[0] == -EIO || err[1] == -EIO) ? EIO : EFSCORRUPTED,
+		ret = f2fs_error(sbi, EFSCORRUPTED,
 				 "no valid checkpoint: both packs (blocks %u and %u) are invalid",
 				 cp_start, cp_start + sbi->blocks_per_seg);
 		goto out;
