@@ -313,7 +313,7 @@ static int ram_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, ui
 	ret = ram_rw(dev, iov, cnt, off, true);
 	if (!ret)
 		ret = remember_pending(dev, iov, cnt, off);
-	if (dev->cut_at && ++dev->nr_writes >= dev->cut_at)
+	if (++dev->nr_writes >= dev->cut_at && dev->cut_at)
 		dev->cut = true;
 	pthread_mutex_unlock(&dev->pc_lock);
 	return ret;
@@ -465,6 +465,7 @@ int f2fs_dev_open(struct f2fs_dev *dev, const struct uf2fs_options *opts)
 				/* nothing writes: serve the caller's bytes in place */
 				dev->ram = (uint8_t *)opts->ram_image;
 				dev->ops = &ram_ops;
+				atomic_store(&dev->fail_at, opts->fault_eio_at);
 				return 0;
 			}
 			dev->ram = malloc(dev->size ? dev->size : 1);

@@ -38,7 +38,7 @@
  *
  * Env:
  *   UF2FS_POWERLOSS_ALL=1       every cut point (make powerloss)
- *   UF2FS_POWERLOSS_POINTS=n    sampled points per scenario (default 40, 16 under
+ *   UF2FS_POWERLOSS_POINTS=n    sampled points per scenario (default 40, 10 under
  *                               a sanitizer)
  *   UF2FS_POWERLOSS_JOBS=n      worker processes (default: online CPUs, max 8)
  *   UF2FS_POWERLOSS_SCENARIO=s  only scenarios whose name contains s
@@ -881,7 +881,7 @@ int main(int argc, char **argv)
 	e = getenv("UF2FS_POWERLOSS_ALL");
 	all_points = e && *e == '1';
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-	target_points = 16;	/* sanitizer builds are ~5x slower per run */
+	target_points = 10;	/* sanitizer builds are ~5x slower per run */
 #endif
 	e = getenv("UF2FS_POWERLOSS_POINTS");
 	if (e && *e)
