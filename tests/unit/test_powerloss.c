@@ -447,6 +447,83 @@ static void sc_falloc(struct run *r)
 	f_fsync(r, "f", false);
 }
 
+/*
+ * One atomic write, as Android's SQLite does it: start, staged writes (a
+ * checkpoint in between must not persist them), then commit or abort. The
+ * model gets the committed content as a single new version, pushed before
+ * the commit call (a cut during the commit may land either side) and
+ * promised once the commit returned; staged states are never versions, so
+ * a crash that exposes one fails the run.
+ */
+static void f_atomic(struct run *r, const char *path, bool commit, uint64_t seed)
+{
+	struct mpath *m;
+	struct blob *nb;
+	size_t osize, nsize;
+	uint32_t ino;
+	int ret;
+
+	if (!op_begin(r, "atomic %s %s", commit ? "commit" : "abort", path))
+		return;
+	m = mp_find(r, path);
+	osize = mp_cur(m)->b->size;
+	nsize = MAX(osize, (size_t)24000);
+	nb = blob_new(nsize);
+	memset(nb->data, 0, nsize);
+	memcpy(nb->data, mp_cur(m)->b->data, osize);
+	rw_fill(nb->data + 1000, 6000, seed);
+	rw_fill(nb->data + 16000, 8000, seed + 1);
+	if (!resolve(r, path, &ino)) {
+		blob_put(nb);
+		op_end(r, true);
+		return;
+	}
+	uf2fs_open(r->fs, ino, 0);
+	ret = uf2fs_atomic_write(r->fs, ino, UF2FS_ATOMIC_START);
+	if (ret)
+		op_error(r, "atomic start", ret);
+	if (!ret && uf2fs_write(r->fs, ino, nb->data + 1000, 6000, 1000) != 6000)
+		op_error(r, "staged write", -EIO);
+	if (!r->op_failed)
+		uf2fs_sync(r->fs);	/* must not make staged data durable */
+	if (!r->op_failed && uf2fs_write(r->fs, ino, nb->data + 16000, 8000, 16000) != 8000)
+		op_error(r, "staged write", -EIO);
+	if (commit && !r->op_failed) {
+		mp_push(r, m, K_FILE, nb);
+		nb = NULL;
+		ret = uf2fs_atomic_write(r->fs, ino, UF2FS_ATOMIC_COMMIT);
+		if (ret)
+			op_error(r, "atomic commit", ret);
+		else if (!power_cut(r))
+			promise(r, m);
+	} else if (!r->op_failed) {
+		ret = uf2fs_atomic_write(r->fs, ino, UF2FS_ATOMIC_ABORT);
+		if (ret)
+			op_error(r, "atomic abort", ret);
+	}
+	uf2fs_release(r->fs, ino);
+	if (nb)
+		blob_put(nb);
+	op_end(r, true);
+}
+
+static void sc_atomic(struct run *r)
+{
+	f_create(r, "db");
+	f_write(r, "db", 0, 12000, 2100);
+	f_fsync(r, "db", false);
+	f_create(r, "other");
+	f_write(r, "other", 0, 5000, 2101);
+	f_sync(r);
+	f_atomic(r, "db", true, 2102);
+	f_write(r, "other", 100, 300, 2103);
+	f_fsync(r, "other", false);
+	f_atomic(r, "db", false, 2104);
+	f_atomic(r, "db", true, 2105);
+	f_sync(r);
+	f_atomic(r, "db", true, 2106);
+}
+
 static const struct scenario scenarios[] = {
 	{ "fsync-seq", "create/write/fsync sequences, 1 B to 3 MiB", 64, NULL, sc_fsync_seq },
 	{ "inline-grow", "inline file growing past the inline area", 64, NULL, sc_inline_grow },
@@ -466,6 +543,8 @@ static const struct scenario scenarios[] = {
 	  sc_long_chain },
 	{ "many-new", "80 new files, each fsync'd (dentry marks)", 64, NULL, sc_many_new },
 	{ "falloc", "preallocation, zero range, punch, truncate to 0", 64, NULL, sc_falloc },
+	{ "atomic", "atomic writes: commit, abort, a checkpoint while staged", 64, NULL,
+	  sc_atomic },
 };
 #define NR_SCENARIOS ((int)ARRAY_LEN(scenarios))
 
