@@ -379,13 +379,17 @@ def main():
             if only:
                 targets = [t for t in targets if t.name in only.split()]
 
-            for t in targets:
-                try:
-                    t.mount()
-                    for w in WORKLOADS:
-                        path = os.path.join(t.path, w["file"])
-                        for bs in bss:
-                            for rep in range(reps):
+            # Repetitions are the outer loop, targets the inner one: a burst of
+            # other work on the machine then costs one sample of every target
+            # rather than every sample of one target, and the median drops it.
+            for rep in range(reps):
+                for t in targets:
+                    if t.error:
+                        continue
+                    try:
+                        for w in WORKLOADS:
+                            path = os.path.join(t.path, w["file"])
+                            for bs in bss:
                                 t.umount()
                                 drop_caches(can_drop)
                                 t.mount()
@@ -397,18 +401,16 @@ def main():
                                 warm = fio(path, bs, size, runtime, w["rw"], w.get("fio", ()))
                                 samples.setdefault((w["name"], bs, "cold", t.name), []).append(cold)
                                 samples.setdefault((w["name"], bs, "warm", t.name), []).append(warm)
-                            log("%-12s %-9s %-4s cold %s warm %s MiB/s" % (
-                                t.name, w["name"], bs,
-                                fmt(statistics.median(samples[(w["name"], bs, "cold", t.name)])),
-                                fmt(statistics.median(samples[(w["name"], bs, "warm", t.name)]))))
-                except Exception as e:      # a target that fails is reported, not fatal
-                    t.error = str(e)
-                    log("%s: %s" % (t.name, e))
-                finally:
-                    try:
-                        t.umount()
-                    except Exception as e:
-                        t.error = t.error or str(e)
+                                log("%d/%d %-12s %-9s %-4s cold %s warm %s MiB/s" % (
+                                    rep + 1, reps, t.name, w["name"], bs, fmt(cold), fmt(warm)))
+                    except Exception as e:      # a target that fails is reported, not fatal
+                        t.error = str(e)
+                        log("%s: %s" % (t.name, e))
+                    finally:
+                        try:
+                            t.umount()
+                        except Exception as e:
+                            t.error = t.error or str(e)
             # the read images are not needed any more: give tmpfs its memory back
             for p in (ext4, f2fs):
                 remove(p)
@@ -500,93 +502,97 @@ def main():
 
         def add(key, v):
             wsamples.setdefault(key, []).append(v)
+            log("%d/%d %-12s %-10s %-4s %-14s %s MiB/s" % (
+                rep + 1, reps, key[3], key[0], key[1], key[2], fmt(v)))
 
-        def logrow(key):
-            log("%-12s %-10s %-4s %-14s %s MiB/s" % (key[3], key[0], key[1], key[2],
-                                                     fmt(statistics.median(wsamples[key]))))
-
-        for t in wtargets:
-            t0_target = time.time()
-            try:
-                t.prepare()
-                t.mount()
-                if "write" in parts:
-                    # -- new files --
-                    p = os.path.join(t.path, "new")
-                    for w in [w for w in WRITE_WORKLOADS if w["file"] == "new"]:
-                        for bs in [b for b in bss if t.wants(w["name"], b)]:
-                            key = (w["name"], bs, w["sync"], t.name)
-                            for rep in range(reps):
-                                remove(p)
-                                cold(t)
-                                add(key, fio(p, bs, wsize, fsync_rt if w.get("bounded") else
-                                             runtime, "write", w["fio"]))
-                            logrow(key)
-                    remove(p)
-                    # -- overwrites of a file laid out once --
-                    p = os.path.join(t.path, "over")
-                    cold(t)
-                    fio(p, "1M", wsize, 600, "write", ["--end_fsync=1"])
-                    for w in [w for w in WRITE_WORKLOADS if w["file"] == "over"]:
-                        for bs in [b for b in bss if t.wants(w["name"], b)]:
-                            key = (w["name"], bs, w["sync"], t.name)
-                            for rep in range(reps):
-                                cold(t)
-                                add(key, fio(p, bs, wsize, fsync_rt if w.get("bounded") else
-                                             runtime, "write", w["fio"]))
-                            logrow(key)
-                    remove(p)
-                    # -- dd, the seeds' "theoretical maximum" --
-                    p = os.path.join(t.path, "dd")
-                    key = ("DD", "2M", "conv=fsync", t.name)
-                    for rep in range(reps if t.wants("DD", "2M") else 0):
+        def write_pass(t):
+            """Every write row once on t, mounted on a fresh image."""
+            if "write" in parts:
+                # -- new files --
+                p = os.path.join(t.path, "new")
+                for w in [w for w in WRITE_WORKLOADS if w["file"] == "new"]:
+                    for bs in [b for b in bss if t.wants(w["name"], b)]:
                         remove(p)
                         cold(t)
-                        t0 = time.perf_counter()
-                        r = run(["dd", "if=/dev/zero", "of=" + p, "bs=2M",
-                                 "count=%d" % dd_count, "conv=fsync", "status=none"],
-                                check=False)
-                        dt = time.perf_counter() - t0
-                        if r.returncode != 0:
-                            raise RuntimeError("dd failed: %s" % r.stdout.strip()[-300:])
-                        add(key, dd_count * 2 / dt)
-                    if key in wsamples:
-                        logrow(key)
-                    remove(p)
-                if "osync" in parts and t.wants("WB_OSYNC", "1M"):
-                    # -- seed 004: 8 threads of 1M O_SYNC writes --
-                    key = ("WB_OSYNC", "1M", "O_SYNC ×8", t.name)
-                    for rep in range(reps):
-                        for f in glob.glob(os.path.join(t.path, "wb_osync.*")):
-                            remove(f)
+                        add((w["name"], bs, w["sync"], t.name),
+                            fio(p, bs, wsize, fsync_rt if w.get("bounded") else runtime,
+                                "write", w["fio"]))
+                remove(p)
+                # -- overwrites of a file laid out once --
+                p = os.path.join(t.path, "over")
+                cold(t)
+                fio(p, "1M", wsize, 600, "write", ["--end_fsync=1"])
+                for w in [w for w in WRITE_WORKLOADS if w["file"] == "over"]:
+                    for bs in [b for b in bss if t.wants(w["name"], b)]:
                         cold(t)
-                        add(key, fio_run([
-                            "fio", "--name=wb_osync", "--directory=" + t.path, "--rw=write",
-                            "--bs=1M", "--size=%d" % osync_size, "--time_based=1",
-                            "--runtime=%d" % osync_rt, "--ioengine=psync", "--direct=0",
-                            "--sync=1", "--numjobs=8", "--thread=1", "--nrfiles=1",
-                            "--group_reporting", "--output-format=json"], "write"))
-                        if t.stats:
-                            r = run([uf2fs, "stats", t.mnt], check=False)
-                            osync_stats.setdefault(t.name, []).append(r.stdout)
-                    logrow(key)
-                    for f in glob.glob(os.path.join(t.path, "wb_osync.*")):
-                        remove(f)
-            except Exception as e:      # a target that fails is reported, not fatal
-                t.error = str(e)
-                log("%s (write): %s" % (t.name, e))
-            finally:
+                        add((w["name"], bs, w["sync"], t.name),
+                            fio(p, bs, wsize, fsync_rt if w.get("bounded") else runtime,
+                                "write", w["fio"]))
+                remove(p)
+                # -- dd, the seeds' "theoretical maximum" --
+                p = os.path.join(t.path, "dd")
+                if t.wants("DD", "2M"):
+                    remove(p)
+                    cold(t)
+                    t0 = time.perf_counter()
+                    r = run(["dd", "if=/dev/zero", "of=" + p, "bs=2M", "count=%d" % dd_count,
+                             "conv=fsync", "status=none"], check=False)
+                    dt = time.perf_counter() - t0
+                    if r.returncode != 0:
+                        raise RuntimeError("dd failed: %s" % r.stdout.strip()[-300:])
+                    add(("DD", "2M", "conv=fsync", t.name), dd_count * 2 / dt)
+                    remove(p)
+            if "osync" in parts and t.wants("WB_OSYNC", "1M"):
+                # -- seed 004: 8 threads of 1M O_SYNC writes --
+                cold(t)
+                add(("WB_OSYNC", "1M", "O_SYNC ×8", t.name), fio_run([
+                    "fio", "--name=wb_osync", "--directory=" + t.path, "--rw=write",
+                    "--bs=1M", "--size=%d" % osync_size, "--time_based=1",
+                    "--runtime=%d" % osync_rt, "--ioengine=psync", "--direct=0",
+                    "--sync=1", "--numjobs=8", "--thread=1", "--nrfiles=1",
+                    "--group_reporting", "--output-format=json"], "write"))
+                if t.stats:
+                    r = run([uf2fs, "stats", t.mnt], check=False)
+                    osync_stats.setdefault(t.name, []).append(r.stdout)
+                for f in glob.glob(os.path.join(t.path, "wb_osync.*")):
+                    remove(f)
+
+        # As for reads, repetitions outside and targets inside; each pass
+        # starts from a fresh image, checked (fsck.f2fs) after it.
+        checks = {}
+        for rep in range(reps):
+            for t in wtargets:
+                if t.error:
+                    continue
+                t0_target = time.time()
+                t.check = None
                 try:
-                    t.umount()
-                except Exception as e:
-                    t.error = t.error or str(e)
-                try:
-                    t.cleanup()
-                except Exception as e:
-                    t.check = "cleanup failed: %s" % e
-                if t.check:
-                    log("%s: %s" % (t.name, t.check))
-                log("%s: writes took %.0f s" % (t.name, time.time() - t0_target))
+                    t.prepare()
+                    t.mount()
+                    write_pass(t)
+                except Exception as e:      # a target that fails is reported, not fatal
+                    t.error = str(e)
+                    log("%s (write): %s" % (t.name, e))
+                finally:
+                    try:
+                        t.umount()
+                    except Exception as e:
+                        t.error = t.error or str(e)
+                    try:
+                        t.cleanup()
+                    except Exception as e:
+                        t.check = "cleanup failed: %s" % e
+                    if t.check:
+                        checks.setdefault(t.name, []).append(t.check)
+                    log("%d/%d %s: writes took %.0f s%s" % (
+                        rep + 1, reps, t.name, time.time() - t0_target,
+                        "; " + t.check if t.check else ""))
+        for t in wtargets:      # every pass clean, or the first that was not
+            c = checks.get(t.name)
+            if c:
+                bad = [x for x in c if not x.endswith(": clean")]
+                t.check = bad[0] if bad else "%s (%d pass%s)" % (
+                    c[0], len(c), "" if len(c) == 1 else "es")
 
         # ================= precache (seed 002) =================
         if "precache" in parts and (not only or "uf2fs" in only.split()):

@@ -496,8 +496,8 @@ static void apply_times(struct f2fs_inode_info *fi, const struct uf2fs_attr *a,
 		fi->ctime = now;
 }
 
-int uf2fs_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a,
-		  unsigned int valid, struct uf2fs_attr *out)
+static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a,
+		      unsigned int valid, struct uf2fs_attr *out)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
 	struct f2fs_inode_info *fi;
@@ -967,4 +967,16 @@ int uf2fs_precache_extents(struct uf2fs *fs, uint32_t ino)
 out:
 	pthread_rwlock_unlock(&sbi->cp_rwsem);
 	return ret;
+}
+
+/* A truncate that zeroes a partial block may need room, like a write. */
+int uf2fs_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a,
+		  unsigned int valid, struct uf2fs_attr *out)
+{
+	int ret;
+
+	for (int tries = 0; (ret = do_setattr(fs, ino, a, valid, out)) == -EAGAIN && tries < 3;
+	     tries++)
+		f2fs_make_room(SBI(fs));
+	return ret == -EAGAIN ? -ENOSPC : ret;
 }

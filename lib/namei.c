@@ -221,7 +221,7 @@ int uf2fs_symlink(struct uf2fs *fs, uint32_t dir, const char *name, size_t len,
 	return create_common(SBI(fs), dir, name, len, S_IFLNK | 0777, uid, gid, 0, target, ino);
 }
 
-int uf2fs_link(struct uf2fs *fs, uint32_t ino, uint32_t newdir, const char *name, size_t len)
+static int do_link(struct uf2fs *fs, uint32_t ino, uint32_t newdir, const char *name, size_t len)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
 	struct f2fs_inode_info *dir, *fi;
@@ -566,6 +566,16 @@ int uf2fs_rename(struct uf2fs *fs, uint32_t olddir, const char *oldname, size_t 
 
 	for (int tries = 0; (ret = do_rename(fs, olddir, oldname, oldlen, newdir, newname, newlen,
 					     flags)) == -EAGAIN && tries < 3; tries++)
+		f2fs_make_room(SBI(fs));
+	return ret == -EAGAIN ? -ENOSPC : ret;
+}
+
+int uf2fs_link(struct uf2fs *fs, uint32_t ino, uint32_t newdir, const char *name, size_t len)
+{
+	int ret;
+
+	for (int tries = 0; (ret = do_link(fs, ino, newdir, name, len)) == -EAGAIN && tries < 3;
+	     tries++)
 		f2fs_make_room(SBI(fs));
 	return ret == -EAGAIN ? -ENOSPC : ret;
 }
