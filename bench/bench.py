@@ -317,6 +317,7 @@ def main():
     m = lambda n: os.path.join(base, "mnt-" + n)  # noqa: E731
     samples = {}     # (workload, bs, cache, target) -> [MiB/s]
     wsamples = {}    # (workload, bs, sync, target) -> [MiB/s]
+    loads = {}       # the same keys (both) -> [1-minute load average after each sample]
     stats_after_cold_1m = None
     osync_stats = {}  # target -> [`uf2fs stats` text after each WB_OSYNC run]
     precache = None
@@ -401,6 +402,8 @@ def main():
                                 warm = fio(path, bs, size, runtime, w["rw"], w.get("fio", ()))
                                 samples.setdefault((w["name"], bs, "cold", t.name), []).append(cold)
                                 samples.setdefault((w["name"], bs, "warm", t.name), []).append(warm)
+                                loads.setdefault((w["name"], bs, "cold", t.name), []).append(
+                                    os.getloadavg()[0])
                                 log("%d/%d %-12s %-9s %-4s cold %s warm %s MiB/s" % (
                                     rep + 1, reps, t.name, w["name"], bs, fmt(cold), fmt(warm)))
                     except Exception as e:      # a target that fails is reported, not fatal
@@ -502,6 +505,7 @@ def main():
 
         def add(key, v):
             wsamples.setdefault(key, []).append(v)
+            loads.setdefault(key, []).append(os.getloadavg()[0])
             log("%d/%d %-12s %-10s %-4s %-14s %s MiB/s" % (
                 rep + 1, reps, key[3], key[0], key[1], key[2], fmt(v)))
 
@@ -625,9 +629,11 @@ def main():
                "write_targets": {t.name: {"label": t.label, "cmd": t.cmd, "error": t.error,
                                           "check": t.check} for t in wtargets},
                "samples": [{"workload": k[0], "bs": k[1], "cache": k[2], "target": k[3],
-                            "mib_s": v} for k, v in sorted(samples.items())],
+                            "mib_s": v, "load": loads.get(k[:2] + ("cold",) + k[3:])}
+                           for k, v in sorted(samples.items())],
                "write_samples": [{"workload": k[0], "bs": k[1], "sync": k[2], "target": k[3],
-                                  "mib_s": v} for k, v in sorted(wsamples.items())],
+                                  "mib_s": v, "load": loads.get(k)}
+                                 for k, v in sorted(wsamples.items())],
                "rows": rows, "write_rows": wrows,
                "uf2fs_stats_after_cold_1m": stats_after_cold_1m,
                "osync_stats": {n: [{"text": s, "write_hist": parse_hist(s)} for s in v]

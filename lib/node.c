@@ -714,6 +714,17 @@ void f2fs_nat_after_checkpoint(struct f2fs_sb_info *sbi)
 	pthread_mutex_unlock(&nm->lock);
 }
 
+static int cmp_node_folio(const void *a, const void *b)
+{
+	const struct folio *x = *(struct folio *const *)a, *y = *(struct folio *const *)b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * In nid order: sibling dnodes then sit at ascending addresses, so the
+ * readahead of siblings (seed 002) reads them with one request.
+ */
 int f2fs_write_dirty_nodes(struct f2fs_sb_info *sbi)
 {
 	struct folio **v;
@@ -722,6 +733,7 @@ int f2fs_write_dirty_nodes(struct f2fs_sb_info *sbi)
 
 	if (ret)
 		return ret;
+	qsort(v, n, sizeof(*v), cmp_node_folio);
 	for (size_t i = 0; i < n; i++) {
 		if (!ret && v[i]->dirty)
 			ret = f2fs_write_node_folio(sbi, v[i]);
