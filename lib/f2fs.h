@@ -401,6 +401,7 @@ struct f2fs_sb_info {
 	bool need_recovery;
 	unsigned int nr_fsync_dnodes;
 	bool cp_stopped;			/* a checkpoint failed: no more metadata writes */
+	pthread_mutex_t orphan_lock;		/* orphans, nr_orphans, orphan_cap */
 	pthread_t cp_thread;
 	pthread_mutex_t cp_thread_lock;
 	pthread_cond_t cp_thread_cond;

@@ -580,29 +580,39 @@ int f2fs_evict_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 
 /// Orphans ///
 
+/* Concurrent unlinks and releases share the list; checkpoints read it exclusively. */
 int f2fs_add_orphan(struct f2fs_sb_info *sbi, nid_t ino)
 {
+	int ret = 0;
+
+	pthread_mutex_lock(&sbi->orphan_lock);
 	if (sbi->nr_orphans == sbi->orphan_cap) {
 		unsigned int cap = sbi->orphan_cap ? sbi->orphan_cap * 2 : 16;
 		nid_t *v = realloc(sbi->orphans, cap * sizeof(*v));
 
-		if (!v)
-			return -ENOMEM;
+		if (!v) {
+			ret = -ENOMEM;
+			goto out;
+		}
 		sbi->orphans = v;
 		sbi->orphan_cap = cap;
 	}
 	sbi->orphans[sbi->nr_orphans++] = ino;
-	return 0;
+out:
+	pthread_mutex_unlock(&sbi->orphan_lock);
+	return ret;
 }
 
 void f2fs_remove_orphan(struct f2fs_sb_info *sbi, nid_t ino)
 {
+	pthread_mutex_lock(&sbi->orphan_lock);
 	for (unsigned int i = 0; i < sbi->nr_orphans; i++) {
 		if (sbi->orphans[i] == ino) {
 			sbi->orphans[i] = sbi->orphans[--sbi->nr_orphans];
-			return;
+			break;
 		}
 	}
+	pthread_mutex_unlock(&sbi->orphan_lock);
 }
 
 /* At a read-write mount: inodes unlinked while open when we last stopped. */

@@ -380,6 +380,7 @@ int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out)
 	pthread_rwlock_init(&sbi->cp_rwsem, NULL);
 	pthread_mutex_init(&sbi->writepages, NULL);
 	pthread_mutex_init(&sbi->err_lock, NULL);
+	pthread_mutex_init(&sbi->orphan_lock, NULL);
 	sbi->ctr = calloc(1, sizeof(*sbi->ctr));
 	if (!sbi->ctr) {
 		sbi_free(sbi);
