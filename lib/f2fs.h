@@ -446,6 +446,16 @@ bool f2fs_has_dirty_inodes(struct f2fs_sb_info *sbi);
 /* Make room for nblocks in free segments while holding cp_rwsem shared (gc.c). */
 int f2fs_gc_for_space(struct f2fs_sb_info *sbi, uint64_t need);
 int f2fs_make_room(struct f2fs_sb_info *sbi);
+/*
+ * Run a modifying operation; when it asks for room (-EAGAIN, with its locks
+ * dropped), make some and retry, three times at most, then ENOSPC.
+ */
+#define F2FS_WITH_ROOM(sbi, call) ({						\
+	__typeof__(call) __ret;							\
+	for (int __tries = 0; (__ret = (call)) == -EAGAIN && __tries < 3; __tries++) \
+		f2fs_make_room(sbi);						\
+	__ret == -EAGAIN ? -ENOSPC : __ret;					\
+})
 int f2fs_background_gc(struct f2fs_sb_info *sbi);
 /* Checkpoint steps living elsewhere */
 int f2fs_writeback_all_data(struct f2fs_sb_info *sbi);	/* data.c */

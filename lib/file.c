@@ -846,21 +846,12 @@ int f2fs_check_space(struct f2fs_sb_info *sbi, uint64_t nblocks)
 
 ssize_t uf2fs_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t len, uint64_t off)
 {
-	ssize_t ret;
-
-	for (int tries = 0; (ret = do_write(fs, ino, buf, len, off)) == -EAGAIN && tries < 3; tries++)
-		f2fs_make_room(SBI(fs));
-	return ret == -EAGAIN ? -ENOSPC : ret;
+	return F2FS_WITH_ROOM(SBI(fs), do_write(fs, ino, buf, len, off));
 }
 
 int uf2fs_fallocate(struct uf2fs *fs, uint32_t ino, int mode, uint64_t off, uint64_t len)
 {
-	int ret;
-
-	for (int tries = 0; (ret = do_fallocate_op(fs, ino, mode, off, len)) == -EAGAIN &&
-	     tries < 3; tries++)
-		f2fs_make_room(SBI(fs));
-	return ret == -EAGAIN ? -ENOSPC : ret;
+	return F2FS_WITH_ROOM(SBI(fs), do_fallocate_op(fs, ino, mode, off, len));
 }
 
 /// Shutdown (F2FS_IOC_SHUTDOWN) ///
@@ -973,10 +964,5 @@ out:
 int uf2fs_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a,
 		  unsigned int valid, struct uf2fs_attr *out)
 {
-	int ret;
-
-	for (int tries = 0; (ret = do_setattr(fs, ino, a, valid, out)) == -EAGAIN && tries < 3;
-	     tries++)
-		f2fs_make_room(SBI(fs));
-	return ret == -EAGAIN ? -ENOSPC : ret;
+	return F2FS_WITH_ROOM(SBI(fs), do_setattr(fs, ino, a, valid, out));
 }

@@ -185,12 +185,8 @@ static int create_common(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char 
 			 size_t len, uint32_t mode, uint32_t uid, uint32_t gid, uint64_t rdev,
 			 const char *target, uint32_t *out)
 {
-	int ret;
-
-	for (int tries = 0; (ret = do_create(sbi, dir_ino, name, len, mode, uid, gid, rdev, target,
-					     out)) == -EAGAIN && tries < 3; tries++)
-		f2fs_make_room(sbi);
-	return ret == -EAGAIN ? -ENOSPC : ret;
+	return F2FS_WITH_ROOM(sbi, do_create(sbi, dir_ino, name, len, mode, uid, gid, rdev,
+						target, out));
 }
 
 int uf2fs_mknod(struct uf2fs *fs, uint32_t dir, const char *name, size_t len, uint32_t mode,
@@ -562,20 +558,11 @@ put_dirs:
 int uf2fs_rename(struct uf2fs *fs, uint32_t olddir, const char *oldname, size_t oldlen,
 		 uint32_t newdir, const char *newname, size_t newlen, unsigned int flags)
 {
-	int ret;
-
-	for (int tries = 0; (ret = do_rename(fs, olddir, oldname, oldlen, newdir, newname, newlen,
-					     flags)) == -EAGAIN && tries < 3; tries++)
-		f2fs_make_room(SBI(fs));
-	return ret == -EAGAIN ? -ENOSPC : ret;
+	return F2FS_WITH_ROOM(SBI(fs), do_rename(fs, olddir, oldname, oldlen, newdir, newname,
+						   newlen, flags));
 }
 
 int uf2fs_link(struct uf2fs *fs, uint32_t ino, uint32_t newdir, const char *name, size_t len)
 {
-	int ret;
-
-	for (int tries = 0; (ret = do_link(fs, ino, newdir, name, len)) == -EAGAIN && tries < 3;
-	     tries++)
-		f2fs_make_room(SBI(fs));
-	return ret == -EAGAIN ? -ENOSPC : ret;
+	return F2FS_WITH_ROOM(SBI(fs), do_link(fs, ino, newdir, name, len));
 }

@@ -191,12 +191,8 @@ static int xattr_op(struct uf2fs *fs, uint32_t ino, const char *name, const void
 int uf2fs_setxattr(struct uf2fs *fs, uint32_t ino, const char *name, const void *value,
 		   size_t size, int flags)
 {
-	int ret;
-
-	for (int tries = 0; (ret = xattr_op(fs, ino, name, value, size, flags, false)) == -EAGAIN &&
-	     tries < 3; tries++)
-		f2fs_make_room((struct f2fs_sb_info *)fs);
-	return ret == -EAGAIN ? -ENOSPC : ret;
+	return F2FS_WITH_ROOM((struct f2fs_sb_info *)fs,
+			      xattr_op(fs, ino, name, value, size, flags, false));
 }
 
 int uf2fs_removexattr(struct uf2fs *fs, uint32_t ino, const char *name)
