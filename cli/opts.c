@@ -105,6 +105,14 @@ static int cli_parse_background_gc(struct uf2fs_options *opts, const char *val)
 	return 1;
 }
 
+static int cli_parse_dontcache(struct uf2fs_options *opts, const char *val)
+{
+	if (!val || (strcmp(val, "on") && strcmp(val, "off")))
+		return cli_bad_value("dontcache", val ? val : "", "on or off");
+	opts->dontcache = !strcmp(val, "on");
+	return 1;
+}
+
 int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 {
 	const char *val = strchr(opt, '=');
@@ -133,6 +141,8 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 		return cli_parse_cp_interval(opts, val);
 	if (klen == 13 && !strncmp(opt, "background_gc", klen))
 		return cli_parse_background_gc(opts, val);
+	if (klen == 9 && !strncmp(opt, "dontcache", klen))
+		return cli_parse_dontcache(opts, val);
 	return 0;
 }
 

@@ -491,6 +491,12 @@ static int fuse_daemon_shutdown(struct fuse_uf2fs *u)
  */
 static int fuse_daemon_mount_lib(struct fuse_cl *cl, struct fuse_uf2fs *u)
 {
+	/*
+	 * The kernel's page cache already holds what uf2fs serves, unless
+	 * direct_io makes uf2fs's cache the only one: a second copy is waste.
+	 */
+	if (cl->lib.dontcache < 0)
+		cl->lib.dontcache = !cl->direct_io;
 	if (cli_mount_image(cl->image, &cl->lib, &u->fs) < 0)
 		return -1;
 	u->mounted_rw = !uf2fs_is_read_only(u->fs);

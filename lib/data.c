@@ -787,6 +787,29 @@ struct folio *f2fs_get_data_folio(struct f2fs_sb_info *sbi, struct f2fs_inode_in
 }
 
 /*
+ * Drop-behind for data the kernel's page cache now holds: a folio goes once a
+ * read has reached its end (or EOF), so a large folio straddled by two
+ * requests is not read twice. Eviction is a free into the buffer pool, cheap
+ * enough for the reply path; the recycled buffer spares the next folio the
+ * page faults of fresh memory.
+ */
+static void put_read_folios(struct f2fs_sb_info *sbi, struct folio **keep, unsigned int nr,
+			    uint64_t read_end, uint64_t size)
+{
+	bool drop = sbi->opts.dontcache > 0 && read_end;
+
+	for (unsigned int i = 0; i < nr; i++) {
+		struct folio *f = keep[i];
+		uint64_t fend = (f->index + folio_nr_blocks(f)) << F2FS_BLKSIZE_BITS;
+
+		if (drop && (read_end >= fend || read_end >= size))
+			folio_put_dropbehind(sbi, f);
+		else
+			folio_put(sbi, f);
+	}
+}
+
+/*
  * Zero-copy variant: the callback sees iovecs into cached folios, valid only
  * during the call (the FUSE front end hands them to fuse_reply_iov).
  * Inline files, and requests spanning more folios than a batch, go through
@@ -815,8 +838,7 @@ ssize_t f2fs_file_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 			if (cb(arg, iov, sk.nkeep))
 				ret = -EIO;
 		}
-		for (unsigned int i = 0; i < sk.nkeep; i++)
-			folio_put(sbi, keep[i]);
+		put_read_folios(sbi, keep, sk.nkeep, ret > 0 ? off + ret : 0, size);
 		if (ret != -E2BIG)
 			return ret;
 	}

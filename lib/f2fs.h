@@ -182,6 +182,8 @@ struct folio *folio_grab(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t k
 struct folio *folio_lookup(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key,
 			   uint64_t index);
 void folio_put(struct f2fs_sb_info *sbi, struct folio *folio);
+/* Put, and free the folio at its last put if it is clean (drop-behind). */
+void folio_put_dropbehind(struct f2fs_sb_info *sbi, struct folio *folio);
 /* Filler finished: publish uptodate (or error) and wake waiters. */
 void folio_end_fill(struct f2fs_sb_info *sbi, struct folio *folio, bool ok);
 int folio_wait_uptodate(struct folio *folio);
@@ -737,7 +739,7 @@ int f2fs_read_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, u
 /* /// Stats (stats.c) /// */
 
 struct uf2fs_counters {
-	atomic_uint_fast64_t cache_hits, cache_misses, cache_evictions;
+	atomic_uint_fast64_t cache_hits, cache_misses, cache_evictions, dropbehind;
 	atomic_uint_fast64_t folios_alloc[10];	/* by order */
 	atomic_uint_fast64_t state_alloc, state_skipped;
 	atomic_uint_fast64_t map_calls, extent_hits, node_reads;

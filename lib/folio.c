@@ -421,19 +421,25 @@ int folio_wait_uptodate(struct folio *f)
 	return ret;
 }
 
-void folio_put(struct f2fs_sb_info *sbi, struct folio *f)
+static void put_folio(struct f2fs_sb_info *sbi, struct folio *f, bool dropbehind)
 {
 	struct folio_cache *c = sbi->cache;
 	struct cache_shard *s = shard_of(c, f->key, f->index);
 	bool hashed;
 
 	pthread_mutex_lock(&s->lock);
+	if (dropbehind)
+		f->dropbehind = true;
 	if (atomic_fetch_sub(&f->refcnt, 1) != 1) {
 		pthread_mutex_unlock(&s->lock);
 		return;
 	}
 	hashed = shard_find(s, f->key, f->index) == f;
-	if (hashed && !f->dropbehind) {
+	/*
+	 * A dirty folio is never dropped: drop-behind waits for its
+	 * writeback, which puts it again with the flag still set.
+	 */
+	if (hashed && (!f->dropbehind || f->dirty || f->busy)) {
 		pthread_mutex_lock(&c->lru_lock);
 		lru_add(c, f);
 		pthread_mutex_unlock(&c->lru_lock);
@@ -441,10 +447,22 @@ void folio_put(struct f2fs_sb_info *sbi, struct folio *f)
 		cache_shrink(c);
 		return;
 	}
-	if (hashed)
+	if (hashed) {
 		shard_remove(s, f);
+		atomic_fetch_add(&c->ctr->dropbehind, 1);
+	}
 	pthread_mutex_unlock(&s->lock);
 	folio_free(c, f);
+}
+
+void folio_put(struct f2fs_sb_info *sbi, struct folio *f)
+{
+	put_folio(sbi, f, false);
+}
+
+void folio_put_dropbehind(struct f2fs_sb_info *sbi, struct folio *f)
+{
+	put_folio(sbi, f, true);
 }
 
 /* Drop every unreferenced folio of one owner (used on inode eviction). */

@@ -181,8 +181,10 @@ size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size)
 	sprintf_append(&s, "  lookups            %llu hits, %llu misses (%.1f%% hit)\n",
 		       (unsigned long long)hits, (unsigned long long)miss,
 		       hits + miss ? 100.0 * hits / (hits + miss) : 0.0);
-	sprintf_append(&s, "  evictions          %llu\n",
-		       (unsigned long long)atomic_load(&c->cache_evictions));
+	sprintf_append(&s, "  evictions          %llu LRU, %llu drop-behind (%s)\n",
+		       (unsigned long long)atomic_load(&c->cache_evictions),
+		       (unsigned long long)atomic_load(&c->dropbehind),
+		       sbi->opts.dontcache > 0 ? "on" : "off");
 	sprintf_append(&s, "  folios by order   ");
 	for (int o = 0; o < 10; o++)
 		if (atomic_load(&c->folios_alloc[o]))

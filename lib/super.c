@@ -261,6 +261,7 @@ void uf2fs_default_options(struct uf2fs_options *opts)
 	opts->max_folio_order = 8;	/* 1 MiB folios, the largest FUSE request */
 	opts->backend = UF2FS_BACKEND_PSYNC;
 	opts->background_gc = -1;	/* on, as the kernel's background_gc=on */
+	opts->dontcache = -1;		/* off unless a front end asks */
 }
 
 /*

@@ -259,6 +259,21 @@ static void zero_past_eof(struct f2fs_inode_info *fi, struct folio *f, uint64_t 
 		memset((uint8_t *)buf + (fi->size - bstart), 0, bstart + F2FS_BLKSIZE - fi->size);
 }
 
+/*
+ * Drop-behind after writeback is for folios a streaming writer has filled and
+ * left. A partly written one is kept: its next write would otherwise read its
+ * other blocks back from the device.
+ */
+static bool folio_fully_dirty(struct folio *f, uint64_t eof_blk)
+{
+	if (f->index + folio_nr_blocks(f) > eof_blk)
+		return false;
+	for (unsigned int b = 0; b < folio_nr_blocks(f); b++)
+		if (!block_dirty(f, b))
+			return false;
+	return true;
+}
+
 static int cmp_folio_index(const void *a, const void *b)
 {
 	const struct folio *x = *(struct folio *const *)a, *y = *(struct folio *const *)b;
@@ -323,9 +338,14 @@ int f2fs_writeback_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 	if (dn.folio)
 		folio_put(sbi, dn.folio);
 	for (size_t i = 0; i < n; i++) {
+		bool drop = !ret && sbi->opts.dontcache > 0 && folio_fully_dirty(v[i], eof_blk);
+
 		if (!ret)
 			folio_clear_dirty(sbi, v[i]);
-		folio_put(sbi, v[i]);
+		if (drop)
+			folio_put_dropbehind(sbi, v[i]);
+		else
+			folio_put(sbi, v[i]);
 	}
 	free(v);
 	free(r);

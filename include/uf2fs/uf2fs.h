@@ -35,6 +35,13 @@ struct uf2fs_options {
 	unsigned int checkpoint_interval;	/* seconds; 0 means the kernel's 60 */
 	int background_gc;		/* -1 default (on), 0 off, 1 on */
 	bool fsync_mode_checkpoint;	/* every fsync checkpoints (no roll-forward) */
+	/*
+	 * Drop-behind ("dontcache", seed 003): data folios leave the cache once
+	 * a read has consumed them or their writeback is done. -1: the default,
+	 * off for library users; the FUSE front end turns it on when the
+	 * kernel's page cache keeps the data anyway. 0 off, 1 on.
+	 */
+	int dontcache;
 	/* RAM backend only: the image bytes (copied) */
 	const void *ram_image;
 	size_t ram_size;

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # One image, mounted with every read-path configuration: max_folio_order 0, 2,
-# 4 and 8, direct_io, backend=uring, and combinations. Every configuration
-# must read identical bytes: sequential reads with an odd block size (7777),
+# 4 and 8, direct_io, backend=uring, dontcache on and off, and combinations.
+# Every configuration must read identical bytes: sequential reads with an odd block size (7777),
 # positioned reads at odd offsets and lengths from 4 threads, hole-only files
 # far into the indirect and double-indirect ranges, and the same sha256 of
 # every file as the others and as the source.
@@ -17,7 +17,8 @@ need_uf2fs
 
 DEFAULT_CONFIGS="ro
 ro,max_folio_order=0
-ro,max_folio_order=2
+ro,max_folio_order=2,dontcache=off
+ro,direct_io,dontcache=on,cache_size=4M
 ro,max_folio_order=4
 ro,max_folio_order=8
 ro,direct_io

@@ -818,8 +818,10 @@ static void t_random(void **state)
 		mopts.max_folio_order = 3;
 		break;
 	}
-	printf("seed %" PRIu64 ", %lu ops, cache %" PRIu64 ", max folio order %u\n", seed, nops,
-	       mopts.cache_size, mopts.max_folio_order);
+	/* drop-behind on every other seed pair: folios freed after reads and writeback */
+	mopts.dontcache = (seed >> 2) & 1;
+	printf("seed %" PRIu64 ", %lu ops, cache %" PRIu64 ", max folio order %u, dontcache %d\n",
+	       seed, nops, mopts.cache_size, mopts.max_folio_order, mopts.dontcache);
 	mount_fs(false);
 	model_init(&M);
 	/* a starting tree */
