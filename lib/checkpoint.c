@@ -496,10 +496,12 @@ static bool anything_dirty(struct f2fs_sb_info *sbi)
 }
 
 #define BG_TICK		5	/* seconds between looks at idleness */
+#define BG_DISCARD_SEGS	1024	/* per idle tick: 2 GiB of 2 MiB segments */
 
 /*
  * checkpoint_interval as in the kernel: dirty state never waits longer than
- * that. In idle time (no operation for a tick) background GC takes a round.
+ * that. In idle time (no operation for a tick) pending discards go out and
+ * background GC takes a round.
  */
 static void *checkpoint_thread(void *arg)
 {
@@ -523,9 +525,11 @@ static void *checkpoint_thread(void *arg)
 				f2fs_checkpoint_now(sbi, false);
 			last_cp = now;
 		}
-		if (sbi->opts.background_gc != 0 &&
-		    now - atomic_load(&sbi->last_op_time) >= BG_TICK)
-			f2fs_background_gc(sbi);
+		if (now - atomic_load(&sbi->last_op_time) >= BG_TICK) {
+			f2fs_issue_discards(sbi, BG_DISCARD_SEGS);
+			if (sbi->opts.background_gc != 0)
+				f2fs_background_gc(sbi);
+		}
 		pthread_mutex_lock(&sbi->cp_thread_lock);
 	}
 	pthread_mutex_unlock(&sbi->cp_thread_lock);

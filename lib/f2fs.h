@@ -343,6 +343,7 @@ struct f2fs_sm_info {
 	/* write side: bitmaps by segment number */
 	uint8_t *dirty_sit;		/* SIT entry changed since the last checkpoint */
 	uint8_t *prefree;		/* emptied since the last checkpoint: not reusable yet */
+	uint8_t *discard_pending;	/* free, not yet discarded (discards are deferred) */
 	unsigned int alloc_hint;	/* where the next free-segment search starts */
 	unsigned int nr_free;		/* empty, not prefree, not current: writable now */
 	uint64_t valid_blocks;		/* main-area blocks in use (CP valid_block_count) */
@@ -364,6 +365,8 @@ int f2fs_move_all_cursegs(struct f2fs_sb_info *sbi);
 int f2fs_flush_sit(struct f2fs_sb_info *sbi);
 int f2fs_write_curseg_ssa(struct f2fs_sb_info *sbi);
 void f2fs_clear_prefree(struct f2fs_sb_info *sbi);
+/* Discard free segments still pending, at most max_segs of them (0: all). */
+void f2fs_issue_discards(struct f2fs_sb_info *sbi, unsigned int max_segs);
 unsigned int f2fs_count_free_segments(struct f2fs_sb_info *sbi);
 #define f2fs_segno(sbi, blk) (((blk) - (sbi)->main_blkaddr) >> (sbi)->log_blocks_per_seg)
 

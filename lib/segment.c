@@ -261,7 +261,8 @@ int f2fs_build_segment_manager(struct f2fs_sb_info *sbi)
 	sm->sentries = calloc(sbi->main_segs, sizeof(*sm->sentries));
 	sm->dirty_sit = calloc(DIV_ROUND_UP(sbi->main_segs, 8), 1);
 	sm->prefree = calloc(DIV_ROUND_UP(sbi->main_segs, 8), 1);
-	if (!sm->sentries || !sm->dirty_sit || !sm->prefree)
+	sm->discard_pending = calloc(DIV_ROUND_UP(sbi->main_segs, 8), 1);
+	if (!sm->sentries || !sm->dirty_sit || !sm->prefree || !sm->discard_pending)
 		return -ENOMEM;
 	sm->valid_blocks = le64(sbi->ckpt->valid_block_count);
 	sm->user_blocks = le64(sbi->ckpt->user_block_count);
@@ -284,8 +285,9 @@ void f2fs_destroy_segment_manager(struct f2fs_sb_info *sbi)
 	free(sm->sentries);
 	free(sm->dirty_sit);
 	free(sm->prefree);
+	free(sm->discard_pending);
 	sm->sentries = NULL;
-	sm->dirty_sit = sm->prefree = NULL;
+	sm->dirty_sit = sm->prefree = sm->discard_pending = NULL;
 }
 
 /// Allocation (write side) ///
@@ -301,6 +303,11 @@ static bool is_curseg(struct f2fs_sm_info *sm, unsigned int segno)
 static void bit_set(uint8_t *map, unsigned int nr)
 {
 	map[nr >> 3] |= 1u << (nr & 7);
+}
+
+static void bit_clear(uint8_t *map, unsigned int nr)
+{
+	map[nr / 8] &= ~(1u << (nr % 8));
 }
 
 static bool bit_test(const uint8_t *map, unsigned int nr)
@@ -342,6 +349,7 @@ static int find_free_segment(struct f2fs_sb_info *sbi, unsigned int *out)
 		if (sm->sentries[s].valid_blocks || is_curseg(sm, s) || bit_test(sm->prefree, s))
 			continue;
 		sm->alloc_hint = s + 1;
+		bit_clear(sm->discard_pending, s);	/* about to be overwritten anyway */
 		*out = s;
 		return 0;
 	}
@@ -471,30 +479,56 @@ bool f2fs_block_is_valid(struct f2fs_sb_info *sbi, block_t blk)
 
 /*
  * After a checkpoint, segments emptied since the previous one are free for
- * good: discard them (runs of neighbours as one request) and reuse them.
+ * good and can be reused. Their discard waits: as the kernel's discard
+ * thread, it goes out in idle time or at unmount, and a segment written
+ * again before then needs none. Punching a hole into an image file only for
+ * the next write to fill it again cost a third of an O_SYNC overwrite load.
  */
 void f2fs_clear_prefree(struct f2fs_sb_info *sbi)
 {
 	struct f2fs_sm_info *sm = &sbi->sm;
 
 	pthread_mutex_lock(&sbi->sm.lock);
-	for (unsigned int s = 0; s < sbi->main_segs;) {
-		unsigned int e = s;
-
-		while (e < sbi->main_segs && bit_test(sm->prefree, e) &&
-		       !sm->sentries[e].valid_blocks && !is_curseg(sm, e))
-			e++;
-		if (e > s) {
-			f2fs_dev_discard(&sbi->dev, sbi->main_blkaddr + s * sbi->blocks_per_seg,
-					 (uint64_t)(e - s) * sbi->blocks_per_seg);
-			s = e;
-		} else {
-			s++;
-		}
-	}
+	for (unsigned int s = 0; s < sbi->main_segs; s++)
+		if (bit_test(sm->prefree, s) && !sm->sentries[s].valid_blocks && !is_curseg(sm, s))
+			bit_set(sm->discard_pending, s);
 	memset(sbi->sm.prefree, 0, DIV_ROUND_UP(sbi->main_segs, 8));
 	sbi->sm.nr_free = f2fs_count_free_segments(sbi);
 	pthread_mutex_unlock(&sbi->sm.lock);
+}
+
+static bool discardable(struct f2fs_sm_info *sm, unsigned int s)
+{
+	return bit_test(sm->discard_pending, s) && !sm->sentries[s].valid_blocks &&
+	       !is_curseg(sm, s) && !bit_test(sm->prefree, s);
+}
+
+/*
+ * Runs of neighbours go as one request. The segment lock is held across the
+ * requests: a segment must not be allocated and written between the choice
+ * and its discard. max_segs bounds how long allocation can wait.
+ */
+void f2fs_issue_discards(struct f2fs_sb_info *sbi, unsigned int max_segs)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	unsigned int done = 0;
+
+	pthread_mutex_lock(&sm->lock);
+	for (unsigned int s = 0; s < sbi->main_segs && (!max_segs || done < max_segs);) {
+		unsigned int e = s;
+
+		while (e < sbi->main_segs && discardable(sm, e) && (!max_segs || done < max_segs)) {
+			bit_clear(sm->discard_pending, e++);
+			done++;
+		}
+		if (e > s)
+			f2fs_dev_discard(&sbi->dev, sbi->main_blkaddr + s * sbi->blocks_per_seg,
+					 (uint64_t)(e - s) * sbi->blocks_per_seg);
+		else
+			bit_clear(sm->discard_pending, s);	/* in use again: nothing to do */
+		s = e > s ? e : s + 1;
+	}
+	pthread_mutex_unlock(&sm->lock);
 }
 
 /// Flushing the SIT at checkpoint ///

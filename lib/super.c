@@ -416,6 +416,8 @@ int uf2fs_unmount(struct uf2fs *fs)
 			ret = f2fs_checkpoint_now(sbi, true);
 		else
 			ret = -EIO;
+		if (!ret)
+			f2fs_issue_discards(sbi, 0);
 		if (ret)
 			f2fs_msg(sbi, "final checkpoint failed: %s; the image keeps its last "
 				 "checkpoint", strerror(-ret));

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cache and space policies that change no bytes but must keep every byte:
+ * drop-behind (dontcache) of data folios after reads and after writeback,
+ * and discards deferred from the checkpoint to idle time or unmount.
+ *
+ * Each scenario checks the data (through the model of test_rw_common.h),
+ * the counters of `uf2fs stats` that show the policy acted, and ends with
+ * an unmount and fsck.f2fs.
+ */
+#include "test_rw_common.h"
+
+#include <sys/stat.h>
+
+#define MIB (1u << 20)
+
+static struct uf2fs *mount_with(const char *img, bool ro, int dontcache, uint64_t cache)
+{
+	struct uf2fs_options o;
+	struct uf2fs *fs = NULL;
+	int ret;
+
+	uf2fs_default_options(&o);
+	o.device = img;
+	o.read_only = ro;
+	o.dontcache = dontcache;
+	o.cache_size = cache;
+	o.background_gc = 0;
+	ret = uf2fs_mount(&o, &fs);
+	if (ret)
+		RW_FAIL("uf2fs_mount(%s) = %d (%s): %s", img, ret, strerror(-ret),
+			uf2fs_last_error(NULL));
+	return fs;
+}
+
+/* A counter from `uf2fs stats`: the number after label on its line. */
+static uint64_t stat_after(struct uf2fs *fs, const char *line_key, const char *label)
+{
+	static char buf[16384];
+	const char *l, *p;
+
+	uf2fs_format_stats(fs, buf, sizeof(buf));
+	l = strstr(buf, line_key);
+	if (!l)
+		RW_FAIL("stats: no '%s' line in:\n%s", line_key, buf);
+	p = strstr(l, label);
+	if (!p)
+		RW_FAIL("stats: no '%s' after '%s'", label, line_key);
+	while (p > l && (p[-1] == ' '))
+		p--;
+	while (p > l && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return strtoull(p, NULL, 10);
+}
+
+static uint64_t cache_mib(struct uf2fs *fs)
+{
+	static char buf[16384];
+	const char *l;
+
+	uf2fs_format_stats(fs, buf, sizeof(buf));
+	l = strstr(buf, "size ");
+	if (!l)
+		RW_FAIL("stats: no cache size");
+	return strtoull(l + 5 + strspn(l + 5, " "), NULL, 10);
+}
+
+struct cmp {
+	const uint8_t *want;
+	uint64_t off;
+	bool bad;
+};
+
+static int cmp_emit(void *arg, const struct iovec *iov, int cnt)
+{
+	struct cmp *c = arg;
+
+	for (int i = 0; i < cnt; i++) {
+		if (memcmp(iov[i].iov_base, c->want + c->off, iov[i].iov_len))
+			c->bad = true;
+		c->off += iov[i].iov_len;
+	}
+	return 0;
+}
+
+static void write_file(const char *img, struct model *m, const char *name, size_t size,
+		       uint64_t seed, int dontcache)
+{
+	struct uf2fs *fs = mount_with(img, false, dontcache, 0);
+
+	rw_create(fs, m, name, S_IFREG | 0644, 0, NULL);
+	rw_write_pat(fs, m, name, 0, size, seed);
+	RW_OK(uf2fs_sync(fs));
+	if (dontcache > 0 && !stat_after(fs, "evictions", "drop-behind"))
+		RW_FAIL("dontcache: writeback of whole folios dropped none");
+	if (dontcache > 0 && cache_mib(fs) > 2)
+		RW_FAIL("dontcache: %" PRIu64 " MiB still cached after writeback", cache_mib(fs));
+	RW_VERIFY(fs, m, "after write");
+	rw_unmount(fs);
+}
+
+/*
+ * Reads as the FUSE kernel sends them after its readahead ramps up: 1 MiB
+ * requests that straddle two 1 MiB folios. Each folio must be read from
+ * the device once, not once per request, and be gone after the read.
+ */
+static void read_straddled(const char *img, struct model *m, const char *name, int dontcache)
+{
+	struct uf2fs *fs = mount_with(img, true, dontcache, 256 * MIB);
+	struct mnode *n = model_get(m, name);
+	uint32_t ino = rw_ino(fs, name);
+	struct cmp c = { .want = n->data, .off = 0 };
+	uint64_t off = 0;
+
+	while (off < n->size) {
+		size_t len = off ? MIB : 128 * 1024;
+		ssize_t r;
+
+		c.off = off;
+		r = uf2fs_read_iov(fs, ino, len, off, cmp_emit, &c);
+		if (r <= 0)
+			RW_FAIL("read_iov at %" PRIu64 " = %zd", off, r);
+		if (c.bad)
+			RW_FAIL("dontcache %d: wrong bytes at %" PRIu64, dontcache, off);
+		off += r;
+	}
+	uint64_t dropped = stat_after(fs, "evictions", "drop-behind");
+	uint64_t cached = cache_mib(fs);
+
+	if (dontcache > 0 && (dropped < n->size / MIB - 1 || cached > 2))
+		RW_FAIL("dontcache on: %" PRIu64 " folios dropped, %" PRIu64 " MiB cached",
+			dropped, cached);
+	if (dontcache == 0 && (dropped || cached < n->size / MIB))
+		RW_FAIL("dontcache off: %" PRIu64 " folios dropped, %" PRIu64 " MiB cached",
+			dropped, cached);
+	RW_VERIFY(fs, m, "after straddled reads");
+	rw_unmount(fs);
+}
+
+static void t_dropbehind(void **state)
+{
+	char img[PATH_MAX];
+	struct model m;
+
+	snprintf(rw_context, sizeof(rw_context), "dropbehind");
+	rw_img_path(img, sizeof(img), "dropbehind");
+	rw_mkfs(img, 256, RW_FEATURES_DEFAULT);
+	model_init(&m);
+	write_file(img, &m, "big", 24 * MIB + 12345, 7, 1);
+	read_straddled(img, &m, "big", 1);
+	read_straddled(img, &m, "big", 0);
+	RW_FSCK(img);
+	model_free(&m);
+}
+
+/* A partly written folio stays after writeback: its next write needs it. */
+static void t_dropbehind_partial(void **state)
+{
+	char img[PATH_MAX];
+	struct model m;
+	struct uf2fs *fs;
+
+	snprintf(rw_context, sizeof(rw_context), "dropbehind_partial");
+	rw_img_path(img, sizeof(img), "dropbehind_partial");
+	rw_mkfs(img, 256, RW_FEATURES_DEFAULT);
+	model_init(&m);
+	fs = mount_with(img, false, 1, 0);
+	rw_create(fs, &m, "log", S_IFREG | 0644, 0, NULL);
+	for (int i = 0; i < 64; i++) {
+		rw_write_pat(fs, &m, "log", (uint64_t)i * 40000, 40000, 100 + i);
+		RW_OK(uf2fs_fsync(fs, rw_ino(fs, "log"), false));
+	}
+	RW_VERIFY(fs, &m, "appends with fsync");
+	rw_unmount(fs);
+	RW_FSCK(img);
+	fs = mount_with(img, true, 1, 0);
+	RW_VERIFY(fs, &m, "remount");
+	rw_unmount(fs);
+	model_free(&m);
+}
+
+static uint64_t image_mib(const char *img)
+{
+	struct stat st;
+
+	if (stat(img, &st))
+		RW_FAIL("stat %s: %s", img, strerror(errno));
+	return (uint64_t)st.st_blocks * 512 / MIB;
+}
+
+/*
+ * Freed segments are discarded at unmount (or in idle time), not at the
+ * checkpoint that frees them; one reused before then is not punched.
+ */
+static void t_discard_deferred(void **state)
+{
+	char img[PATH_MAX];
+	struct model m;
+	struct uf2fs *fs;
+	uint64_t full, after;
+
+	snprintf(rw_context, sizeof(rw_context), "discard_deferred");
+	rw_img_path(img, sizeof(img), "discard_deferred");
+	rw_mkfs(img, 256, RW_FEATURES_DEFAULT);
+	model_init(&m);
+	fs = mount_with(img, false, -1, 0);
+	rw_create(fs, &m, "a", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(fs, &m, "a", 0, 96 * MIB, 1);
+	RW_OK(uf2fs_sync(fs));
+	full = image_mib(img);
+	RW_OK(uf2fs_unlink(fs, uf2fs_root_ino(fs), "a", 1));
+	model_del(&m, "a");
+	RW_OK(uf2fs_sync(fs));
+	RW_OK(uf2fs_sync(fs));
+	if (stat_after(fs, "flushes", "discards"))
+		RW_FAIL("discards issued at the checkpoint, not deferred");
+	/* new data may land in segments whose discard is still pending */
+	rw_create(fs, &m, "b", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(fs, &m, "b", 0, 40 * MIB, 2);
+	RW_OK(uf2fs_sync(fs));
+	RW_VERIFY(fs, &m, "after rewrite");
+	rw_unmount(fs);
+	after = image_mib(img);
+	if (full < 90 || after > full - 40)
+		RW_FAIL("image holds %" PRIu64 " MiB with the file, %" PRIu64
+			" MiB after delete + unmount: freed segments not discarded", full, after);
+	RW_FSCK(img);
+	fs = mount_with(img, true, -1, 0);
+	RW_VERIFY(fs, &m, "remount");
+	rw_unmount(fs);
+	model_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_dropbehind),
+		cmocka_unit_test(t_dropbehind_partial),
+		cmocka_unit_test(t_discard_deferred),
+	};
+	int failures;
+
+	if (system("command -v mkfs.f2fs >/dev/null && command -v fsck.f2fs >/dev/null") != 0) {
+		printf("SKIP: f2fs-tools (mkfs.f2fs, fsck.f2fs) not installed\n");
+		return 77;
+	}
+	rw_tmp_init("cache-policy");
+	failures = cmocka_run_group_tests(tests, NULL, NULL);
+	rw_tmp_done(failures);
+	return failures ? 1 : 0;
+}
