@@ -17,8 +17,6 @@
 static struct uf2fs *mount_with(const char *img, bool ro, int dontcache, uint64_t cache)
 {
 	struct uf2fs_options o;
-	struct uf2fs *fs = NULL;
-	int ret;
 
 	uf2fs_default_options(&o);
 	o.device = img;
@@ -26,11 +24,7 @@ static struct uf2fs *mount_with(const char *img, bool ro, int dontcache, uint64_
 	o.dontcache = dontcache;
 	o.cache_size = cache;
 	o.background_gc = 0;
-	ret = uf2fs_mount(&o, &fs);
-	if (ret)
-		RW_FAIL("uf2fs_mount(%s) = %d (%s): %s", img, ret, strerror(-ret),
-			uf2fs_last_error(NULL));
-	return fs;
+	return rw_mount_opts(&o);
 }
 
 /* A counter from `uf2fs stats`: the number after label on its line. */

@@ -201,21 +201,26 @@ static bool rw_fsck_clean(const char *img)
 			RW_FAIL("fsck.f2fs is not clean on %s", img);                 \
 	} while (0)
 
+/* Mount with options o (device and read_only set by the caller). */
+static struct uf2fs *rw_mount_opts(const struct uf2fs_options *o)
+{
+	struct uf2fs *fs = NULL;
+	int ret = uf2fs_mount(o, &fs);
+
+	if (ret)
+		RW_FAIL("uf2fs_mount(%s, %s) = %d (%s): %s", o->device, o->read_only ? "ro" : "rw",
+			ret, strerror(-ret), uf2fs_last_error(NULL));
+	return fs;
+}
+
 static struct uf2fs *rw_mount(const char *img, bool ro)
 {
 	struct uf2fs_options o;
-	struct uf2fs *fs = NULL;
-	int ret;
 
 	uf2fs_default_options(&o);
 	o.device = img;
 	o.read_only = ro;
-	o.quiet = false;
-	ret = uf2fs_mount(&o, &fs);
-	if (ret)
-		RW_FAIL("uf2fs_mount(%s, %s) = %d (%s): %s", img, ro ? "ro" : "rw", ret,
-			strerror(-ret), uf2fs_last_error(NULL));
-	return fs;
+	return rw_mount_opts(&o);
 }
 
 static void rw_unmount(struct uf2fs *fs)
