@@ -273,6 +273,8 @@ struct folio *f2fs_new_node_folio(struct f2fs_sb_info *sbi, nid_t nid, nid_t ino
 /* Drop a node: its block is invalidated and the nid freed after the next checkpoint. */
 int f2fs_truncate_node(struct f2fs_sb_info *sbi, nid_t nid);
 int f2fs_write_node_folio(struct f2fs_sb_info *sbi, struct folio *f);
+/* The dirty ones of v[0..n), in order; consecutive blocks go as one request. */
+int f2fs_write_node_folios(struct f2fs_sb_info *sbi, struct folio **v, size_t n);
 int f2fs_flush_nat(struct f2fs_sb_info *sbi);
 /* The node had a block at the last checkpoint (its NAT entry on disk). */
 bool f2fs_nid_checkpointed(struct f2fs_sb_info *sbi, nid_t nid);

@@ -524,60 +524,139 @@ static int node_seg_type(const struct f2fs_node *n)
 }
 
 /*
- * Out-of-place node write: a new block from the node log of its
- * temperature, the footer stamped with the checkpoint version (what
- * roll-forward recovery matches), the NAT pointed at it, the old block
- * invalidated.
+ * Out-of-place node write, in two halves around the device request: a new
+ * block from the node log of its temperature, the footer stamped with the
+ * checkpoint version (what roll-forward recovery matches) and the next
+ * block of the log; after the write, the NAT pointed at the new block and
+ * the old one invalidated.
  */
-int f2fs_write_node_folio(struct f2fs_sb_info *sbi, struct folio *f)
+struct node_wb {
+	struct folio *f;
+	block_t old, blk;
+	unsigned int version;
+};
+
+static int node_wb_prepare(struct f2fs_sb_info *sbi, struct node_wb *w)
 {
-	struct f2fs_nm_info *nm = &sbi->nm;
-	struct f2fs_node *n = folio_node(f);
-	nid_t nid = f->index;
-	struct f2fs_summary sum = { .nid = nid };
+	struct f2fs_node *n = folio_node(w->f);
+	struct f2fs_summary sum = { .nid = (nid_t)w->f->index };
 	struct node_info ni;
-	struct nat_entry *e;
-	block_t blk;
+	block_t next;
 	int ret;
 
-	ret = f2fs_get_node_info(sbi, nid, &ni);
+	ret = f2fs_get_node_info(sbi, w->f->index, &ni);
 	if (ret)
 		return ret;
-	block_t next;
-
-	ret = f2fs_allocate_block_next(sbi, node_seg_type(n), &sum, &blk, &next);
+	ret = f2fs_allocate_block_next(sbi, node_seg_type(n), &sum, &w->blk, &next);
 	if (ret)
 		return ret;
+	w->old = ni.blk_addr;
+	w->version = ni.version;
 	n->footer.cp_ver = f2fs_node_cp_ver(sbi);
 	n->footer.next_blkaddr = next;
 	f2fs_set_inode_chksum(sbi, n);
-	struct iovec v = { n, F2FS_BLKSIZE };
+	return 0;
+}
 
-	ret = f2fs_dev_writev_blocks(&sbi->dev, &v, 1, blk);
-	if (ret) {
-		f2fs_invalidate_block(sbi, blk);
-		return f2fs_error(sbi, EIO, "node %u: write to block %u failed", nid, blk);
-	}
+static int node_wb_commit(struct f2fs_sb_info *sbi, struct node_wb *w)
+{
+	struct f2fs_nm_info *nm = &sbi->nm;
+	struct f2fs_node *n = folio_node(w->f);
+	nid_t nid = w->f->index;
+	struct nat_entry *e;
+
 	pthread_mutex_lock(&nm->lock);
 	e = nat_cache_grab(nm, nid);
 	if (!e) {
 		pthread_mutex_unlock(&nm->lock);
+		f2fs_invalidate_block(sbi, w->blk);
 		return -ENOMEM;
 	}
-	if (!f2fs_valid_main_blkaddr(sbi, ni.blk_addr)) {
+	if (!f2fs_valid_main_blkaddr(sbi, w->old)) {
 		nm->valid_nodes++;
 		if (le32(n->footer.ino) == nid)
 			nm->valid_inodes++;
 	}
 	e->ino = le32(n->footer.ino);
-	e->blk = blk;
-	e->version = ni.version;
+	e->blk = w->blk;
+	e->version = w->version;
 	nat_set_dirty(nm, e);
 	pthread_mutex_unlock(&nm->lock);
-	if (f2fs_valid_main_blkaddr(sbi, ni.blk_addr))
-		f2fs_invalidate_block(sbi, ni.blk_addr);
-	folio_clear_dirty(sbi, f);
+	if (f2fs_valid_main_blkaddr(sbi, w->old))
+		f2fs_invalidate_block(sbi, w->old);
+	folio_clear_dirty(sbi, w->f);
 	return 0;
+}
+
+#define NODE_WB_BATCH	64	/* 256 KiB of node blocks per request at most */
+
+/* Write prepared nodes w[0..n) in runs of consecutive blocks, then commit them. */
+static int node_wb_submit(struct f2fs_sb_info *sbi, struct node_wb *w, unsigned int n)
+{
+	struct iovec iov[NODE_WB_BATCH];
+	int ret = 0;
+
+	for (unsigned int i = 0; i < n;) {
+		unsigned int j = i;
+
+		while (j < n && w[j].blk == w[i].blk + (j - i)) {
+			iov[j - i].iov_base = folio_node(w[j].f);
+			iov[j - i].iov_len = F2FS_BLKSIZE;
+			j++;
+		}
+		if (!ret && f2fs_dev_writev_blocks(&sbi->dev, iov, j - i, w[i].blk))
+			ret = f2fs_error(sbi, EIO, "node %u: write to block %u (%u blocks) failed",
+					 (nid_t)w[i].f->index, w[i].blk, j - i);
+		for (unsigned int k = i; k < j; k++) {
+			int err = ret ? ret : node_wb_commit(sbi, &w[k]);
+
+			if (ret)
+				f2fs_invalidate_block(sbi, w[k].blk);
+			if (err && !ret)
+				ret = err;
+		}
+		i = j;
+	}
+	return ret;
+}
+
+/*
+ * Write the dirty ones of nodes v[0..n), in that order, merging blocks that
+ * the log hands out consecutively into one request. writepages keeps other
+ * writers' allocations from landing in between.
+ */
+int f2fs_write_node_folios(struct f2fs_sb_info *sbi, struct folio **v, size_t n)
+{
+	struct node_wb w[NODE_WB_BATCH];
+	unsigned int nw = 0;
+	int ret = 0;
+
+	pthread_mutex_lock(&sbi->writepages);
+	for (size_t i = 0; i < n && !ret; i++) {
+		if (!v[i]->dirty)
+			continue;
+		w[nw].f = v[i];
+		ret = node_wb_prepare(sbi, &w[nw]);
+		if (ret)
+			break;
+		if (++nw == NODE_WB_BATCH) {
+			ret = node_wb_submit(sbi, w, nw);
+			nw = 0;
+		}
+	}
+	if (ret) {
+		for (unsigned int k = 0; k < nw; k++)
+			f2fs_invalidate_block(sbi, w[k].blk);
+	} else if (nw) {
+		ret = node_wb_submit(sbi, w, nw);
+	}
+	pthread_mutex_unlock(&sbi->writepages);
+	return ret;
+}
+
+int f2fs_write_node_folio(struct f2fs_sb_info *sbi, struct folio *f)
+{
+	return f2fs_write_node_folios(sbi, &f, 1);
 }
 
 /// Flushing the NAT at checkpoint ///
@@ -734,11 +813,9 @@ int f2fs_write_dirty_nodes(struct f2fs_sb_info *sbi)
 	if (ret)
 		return ret;
 	qsort(v, n, sizeof(*v), cmp_node_folio);
-	for (size_t i = 0; i < n; i++) {
-		if (!ret && v[i]->dirty)
-			ret = f2fs_write_node_folio(sbi, v[i]);
+	ret = f2fs_write_node_folios(sbi, v, n);
+	for (size_t i = 0; i < n; i++)
 		folio_put(sbi, v[i]);
-	}
 	free(v);
 	return ret;
 }

@@ -98,10 +98,12 @@ static int fsync_nodes(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 		bool last = i + 1 == m;
 
 		set_marks(node, last, last && ofs_of_node(node) == 0 && dent);
-		if (!ret)
-			ret = f2fs_write_node_folio(sbi, mine[i]);
+	}
+	/* one request for the run: the inode, last, carries the fsync mark */
+	ret = f2fs_write_node_folios(sbi, mine, m);
+	for (size_t i = 0; i < m; i++) {
 		/* a later ordinary write of the same node must not carry the marks */
-		set_marks(node, false, false);
+		set_marks(folio_node(mine[i]), false, false);
 		folio_put(sbi, mine[i]);
 	}
 	free(mine);
