@@ -27,6 +27,14 @@ struct folio_slot {
 	uint64_t index;
 };
 
+#define OWNER_BUCKETS	1024
+
+struct owner_count {
+	struct owner_count *next;
+	uint64_t owner;
+	unsigned long n;
+};
+
 struct cache_shard {
 	pthread_mutex_t lock;
 	struct folio_slot **buckets;
@@ -50,6 +58,14 @@ struct folio_cache {
 	pthread_mutex_t pool_lock;
 	void *pool[CHUNK_SHIFT + 1][POOL_PER_ORDER];
 	unsigned int pool_nr[CHUNK_SHIFT + 1];
+	/*
+	 * Hashed folios per owner: truncation and unlink of a file with
+	 * nothing cached (the rule under drop-behind) skip the scan of every
+	 * shard. Taken inside a shard lock.
+	 */
+	pthread_mutex_t owner_lock;
+	struct owner_count *owners[OWNER_BUCKETS];
+	bool owner_count_lost;		/* out of memory once: counts unusable */
 	struct uf2fs_counters *ctr;
 };
 
@@ -106,6 +122,7 @@ int folio_cache_init(struct f2fs_sb_info *sbi, uint64_t cache_size)
 	pthread_mutex_init(&c->lru_lock, NULL);
 	pthread_mutex_init(&c->dirty_lock, NULL);
 	pthread_mutex_init(&c->pool_lock, NULL);
+	pthread_mutex_init(&c->owner_lock, NULL);
 	c->lru.lru_next = c->lru.lru_prev = &c->lru;
 	for (int i = 0; i < NR_SHARDS; i++) {
 		struct cache_shard *s = &c->shards[i];
@@ -192,12 +209,66 @@ void folio_cache_destroy(struct f2fs_sb_info *sbi)
 		while (c->pool_nr[o])
 			free(c->pool[o][--c->pool_nr[o]]);
 	pthread_mutex_destroy(&c->pool_lock);
+	for (unsigned int b = 0; b < OWNER_BUCKETS; b++)
+		while (c->owners[b]) {
+			struct owner_count *next = c->owners[b]->next;
+
+			free(c->owners[b]);
+			c->owners[b] = next;
+		}
+	pthread_mutex_destroy(&c->owner_lock);
 	pthread_mutex_destroy(&c->lru_lock);
 	free(c);
 	sbi->cache = NULL;
 }
 
 /// Hash and LRU ///
+
+static struct owner_count **owner_slot(struct folio_cache *c, uint64_t owner)
+{
+	struct owner_count **pp = &c->owners[mix64(owner) % OWNER_BUCKETS];
+
+	while (*pp && (*pp)->owner != owner)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+/* An allocation failure only costs the shortcut: counts never go below truth. */
+static void owner_count_add(struct folio_cache *c, uint64_t owner, long delta)
+{
+	struct owner_count **pp, *oc;
+
+	pthread_mutex_lock(&c->owner_lock);
+	pp = owner_slot(c, owner);
+	oc = *pp;
+	if (!oc && delta > 0) {
+		oc = calloc(1, sizeof(*oc));
+		if (oc) {
+			oc->owner = owner;
+			*pp = oc;
+		} else {
+			c->owner_count_lost = true;
+		}
+	}
+	if (oc) {
+		oc->n += delta;
+		if (!oc->n) {
+			*pp = oc->next;
+			free(oc);
+		}
+	}
+	pthread_mutex_unlock(&c->owner_lock);
+}
+
+static bool owner_has_folios(struct folio_cache *c, uint64_t owner)
+{
+	bool has;
+
+	pthread_mutex_lock(&c->owner_lock);
+	has = c->owner_count_lost || *owner_slot(c, owner);
+	pthread_mutex_unlock(&c->owner_lock);
+	return has;
+}
 
 static struct folio *shard_find(struct cache_shard *s, uint64_t owner, uint64_t index)
 {
@@ -209,9 +280,11 @@ static struct folio *shard_find(struct cache_shard *s, uint64_t owner, uint64_t 
 	return NULL;
 }
 
-static void shard_insert(struct cache_shard *s, struct folio *f)
+static void shard_insert(struct folio_cache *c, struct cache_shard *s, struct folio *f)
 {
 	struct folio_slot *slots = folio_slots(f);
+
+	owner_count_add(c, f->key, 1);
 
 	for (unsigned int i = 0; i < folio_nr_blocks(f); i++) {
 		unsigned int b = bucket_of(s, f->key, f->index + i);
@@ -223,9 +296,11 @@ static void shard_insert(struct cache_shard *s, struct folio *f)
 	}
 }
 
-static void shard_remove(struct cache_shard *s, struct folio *f)
+static void shard_remove(struct folio_cache *c, struct cache_shard *s, struct folio *f)
 {
 	struct folio_slot *slots = folio_slots(f);
+
+	owner_count_add(c, f->key, -1);
 
 	for (unsigned int i = 0; i < folio_nr_blocks(f); i++) {
 		struct folio_slot **pp = &s->buckets[bucket_of(s, f->key, f->index + i)];
@@ -275,7 +350,7 @@ static void cache_shrink(struct folio_cache *c)
 		if (pthread_mutex_trylock(&s->lock) == 0) {
 			if (atomic_load(&f->refcnt) == 0) {
 				lru_del(f);
-				shard_remove(s, f);
+				shard_remove(c, s, f);
 				pthread_mutex_unlock(&s->lock);
 				atomic_fetch_add(&c->ctr->cache_evictions, 1);
 				folio_free(c, f);
@@ -380,7 +455,7 @@ struct folio *folio_grab(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t k
 	}
 	f->busy = true;
 	atomic_store(&f->refcnt, 1);
-	shard_insert(s, f);
+	shard_insert(c, s, f);
 	pthread_mutex_unlock(&s->lock);
 	atomic_fetch_add(&c->bytes, (uint64_t)F2FS_BLKSIZE << order);
 	atomic_fetch_add(&c->ctr->cache_misses, 1);
@@ -405,7 +480,7 @@ void folio_end_fill(struct f2fs_sb_info *sbi, struct folio *f, bool ok)
 
 		pthread_mutex_lock(&s->lock);
 		if (shard_find(s, f->key, f->index) == f)
-			shard_remove(s, f);
+			shard_remove(c, s, f);
 		pthread_mutex_unlock(&s->lock);
 	}
 }
@@ -448,7 +523,7 @@ static void put_folio(struct f2fs_sb_info *sbi, struct folio *f, bool dropbehind
 		return;
 	}
 	if (hashed) {
-		shard_remove(s, f);
+		shard_remove(c, s, f);
 		atomic_fetch_add(&c->ctr->dropbehind, 1);
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -483,7 +558,7 @@ void folio_invalidate_owner(struct f2fs_sb_info *sbi, unsigned int kind, uint64_
 			if (pthread_mutex_trylock(&s->lock) == 0) {
 				if (atomic_load(&f->refcnt) == 0) {
 					lru_del(f);
-					shard_remove(s, f);
+					shard_remove(c, s, f);
 					pthread_mutex_unlock(&s->lock);
 					folio_free(c, f);
 				} else {
@@ -634,6 +709,8 @@ static void drop_matching(struct f2fs_sb_info *sbi, uint64_t owner, uint64_t fro
 {
 	struct folio_cache *c = sbi->cache;
 
+	if (!owner_has_folios(c, owner))
+		return;
 	for (int i = 0; i < NR_SHARDS; i++) {
 		struct cache_shard *s = &c->shards[i];
 		struct folio *doomed = NULL;
@@ -663,7 +740,7 @@ static void drop_matching(struct f2fs_sb_info *sbi, uint64_t owner, uint64_t fro
 		while (doomed) {
 			struct folio *next = doomed->hnext;
 
-			shard_remove(s, doomed);
+			shard_remove(c, s, doomed);
 			if (atomic_load(&doomed->refcnt) == 0) {
 				lru_del(doomed);
 				doomed->hnext = unused;
@@ -709,6 +786,8 @@ static void undirty_range(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t 
 void folio_truncate_owner(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key,
 			  uint64_t from)
 {
+	if (!owner_has_folios(sbi->cache, owner_id(kind, key)))
+		return;
 	undirty_range(sbi, kind, key, from, UINT64_MAX, true);
 	drop_matching(sbi, owner_id(kind, key), from, UINT64_MAX, true);
 }
@@ -716,6 +795,8 @@ void folio_truncate_owner(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t 
 void folio_drop_range(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key, uint64_t from,
 		      uint64_t to)
 {
+	if (!owner_has_folios(sbi->cache, owner_id(kind, key)))
+		return;
 	undirty_range(sbi, kind, key, from, to, false);
 	drop_matching(sbi, owner_id(kind, key), from, to, false);
 }
