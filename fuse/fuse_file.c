@@ -86,7 +86,17 @@ void fuse_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	ret = uf2fs_open(u->fs, f2fs_ino, fi->flags);
 	if (ret == 0 && (fi->flags & O_TRUNC)) {
+		/*
+		 * Without V2 the kernel drops ATTR_KILL_SUID for an atomic
+		 * O_TRUNC open (fuse_setattr with ATTR_OPEN); root stands in
+		 * for CAP_FSETID then.
+		 */
+		bool kill = u->killpriv_v2 ? fuse_killpriv_request_flag() :
+					     fuse_req_ctx(req)->uid != 0;
+
 		ret = fuse_open_truncate(u, f2fs_ino);
+		if (ret == 0 && kill)
+			ret = fuse_kill_suidgid(u, ino);
 		if (ret < 0)
 			uf2fs_release(u->fs, f2fs_ino);
 	}

@@ -65,6 +65,7 @@ struct fuse_cl {
 	bool show_version;
 	bool direct_io;
 	bool writeback_cache;
+	bool killpriv_v2;	/* offer HANDLE_KILLPRIV_V2 (default on) */
 	bool allow_other;
 	bool has_fsname;
 	bool has_subtype;
@@ -131,6 +132,9 @@ static void fuse_cl_help(void)
 	       "                           and sends them in large batches (rw only; off\n"
 	       "                           by default)\n"
 	       CLI_LIB_OPTS_HELP
+	       "    killpriv_v2, nokillpriv_v2  uf2fs clears setuid/setgid on write, truncate\n"
+	       "                           and chown, so the kernel stops asking for\n"
+	       "                           security.capability before every write (default on)\n"
 	       "    clone_fd, noclone_fd   one /dev/fuse fd per worker thread (default on)\n"
 	       "    max_threads=N          worker threads at most (default %d)\n"
 	       "    max_idle_threads=N     idle worker threads kept (default: all)\n"
@@ -216,6 +220,10 @@ static int fuse_cl_mount_option(struct fuse_cl *cl, const char *opt)
 	}
 	if (!strcmp(opt, "writeback_cache") || !strcmp(opt, "no_writeback_cache")) {
 		cl->writeback_cache = opt[0] == 'w';
+		return 0;
+	}
+	if (!strcmp(opt, "killpriv_v2") || !strcmp(opt, "nokillpriv_v2")) {
+		cl->killpriv_v2 = opt[0] == 'k';
 		return 0;
 	}
 	if (!strcmp(opt, "clone_fd") || !strcmp(opt, "noclone_fd")) {
@@ -359,6 +367,7 @@ static int fuse_cl_parse(struct fuse_cl *cl, struct fuse_args *args)
 
 	cl->helper = !strncmp(base ? base + 1 : args->argv[0], "mount.", 6);
 	cl->clone_fd = true;
+	cl->killpriv_v2 = true;
 	cl->max_threads = FUSE_DEF_MAX_THREADS;
 	cl->max_idle_threads = -1;
 	uf2fs_default_options(&cl->lib);
@@ -577,6 +586,8 @@ static int fuse_daemon_serve(struct fuse_session *se, struct fuse_cl *cl,
 		goto out_unmount_lib;
 	if (fuse_session_mount(se, mountpoint) < 0)
 		goto out_signals;
+	if (fuse_killpriv_install(se, u) < 0)
+		goto out_unmount;
 	/* before the chdir: a relative mountpoint must still resolve */
 	fuse_tune_bdi(mountpoint, FUSE_UF2FS_READAHEAD_KB);
 	/* Not fatal: it only keeps the daemon from pinning the directory it started in. */
@@ -588,6 +599,7 @@ static int fuse_daemon_serve(struct fuse_session *se, struct fuse_cl *cl,
 	if (ret > 0 && u->mounted_rw)
 		fuse_daemon_flush(se, mountpoint);
 	ret = ret < 0 ? FUSE_EXIT_FAIL : FUSE_EXIT_OK;
+out_unmount:
 	fuse_session_unmount(se);
 out_signals:
 	fuse_remove_signal_handlers(se);
@@ -602,6 +614,7 @@ static int fuse_daemon_start(struct fuse_cl *cl, struct fuse_args *args)
 		.image = cl->image,
 		.direct_io = cl->direct_io,
 		.writeback_cache = cl->writeback_cache,
+		.want_killpriv_v2 = cl->killpriv_v2,
 		.timeout = cl->direct_io ? FUSE_DIRECT_TIMEOUT : FUSE_CACHED_TIMEOUT,
 		.shutdown_lock = PTHREAD_MUTEX_INITIALIZER,
 	};

@@ -37,11 +37,21 @@ struct fuse_uf2fs {
 	bool mounted_rw;		/* the library opened the image read-write */
 	bool direct_io;			/* bypass the kernel page cache */
 	bool writeback_cache;		/* -o writeback_cache: the kernel batches writes */
+	bool want_killpriv_v2;		/* offer HANDLE_KILLPRIV_V2 (fuse_killpriv.c) */
+	bool killpriv_v2;		/* negotiated: the daemon clears setuid/setgid */
+	uint64_t killpriv_init_unique;	/* the INIT request whose reply gets the flag */
 	double timeout;			/* entry and attr validity, seconds */
 	struct fuse_conn_info_opts *conn_opts;	/* -o async_read etc., applied in init */
 	pthread_mutex_t shutdown_lock;	/* destroy and the main thread may race */
 	int shutdown_err;		/* the final checkpoint's result */
 };
+
+/* fuse_killpriv.c: raw request flags libfuse 3.14 does not pass on. */
+int fuse_killpriv_install(struct fuse_session *se, struct fuse_uf2fs *u);
+/* The request this thread serves carries FUSE_WRITE/OPEN_KILL_SUIDGID. */
+bool fuse_killpriv_request_flag(void);
+/* Drop setuid (and setgid when group-executable) of ino; tells the kernel. */
+int fuse_kill_suidgid(struct fuse_uf2fs *u, fuse_ino_t ino);
 
 static inline struct fuse_uf2fs *fuse_uf2fs_of(fuse_req_t req)
 {

@@ -42,8 +42,9 @@ static const struct {
  * MTIME with MTIME_NOW) for "now", so _NOW wins. A size change without an
  * mtime is open(O_TRUNC) or ftruncate(2), where the kernel expects the
  * filesystem to stamp mtime itself (fuse_do_setattr's update_mtime()).
- * KILL_SUID/KILL_SGID come only with HANDLE_KILLPRIV_V2, which is never
- * negotiated (fuse_op_init), so the kernel sends the new mode instead.
+ * KILL_SUID (FATTR_KILL_SUIDGID) comes only with HANDLE_KILLPRIV_V2, on a
+ * truncate by a caller without CAP_FSETID; fuse_op_setattr turns it into
+ * UF2FS_SET_KILL_SUIDGID.
  */
 static unsigned int fuse_setattr_valid(int to_set)
 {
@@ -87,6 +88,10 @@ void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_s
 	if (fuse_uf2fs_refuse_ro(req, u))
 		return;
 	fuse_setattr_fill(attr, &in);
+	/* truncate without CAP_FSETID; and, under V2, every chown (chown_common) */
+	if ((to_set & FUSE_SET_ATTR_KILL_SUID) ||
+	    (u->killpriv_v2 && (valid & (UF2FS_SET_UID | UF2FS_SET_GID))))
+		valid |= UF2FS_SET_KILL_SUIDGID;
 	/* Nothing we know to change (only FORCE or KILL bits): just the attributes. */
 	if (valid)
 		ret = uf2fs_setattr(u->fs, f2fs_ino, &in, valid, &out);
@@ -104,77 +109,51 @@ void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_s
  * security.capability and the per-write GETXATTR
  *
  * On every write(2) through the page cache the kernel runs
- * file_remove_privs() (fs/fuse/file.c, fuse_cache_write_iter, also reached
- * through generic_file_write_iter under writeback_cache, and through
- * file_modified() for copy_file_range and fallocate). It skips the check only
- * for inodes marked S_NOSEC, and fuse_sb_defaults() (fs/fuse/inode.c) clears
- * SB_NOSEC on every FUSE superblock, so S_NOSEC is never set:
- * cap_inode_need_killpriv() then asks for security.capability with
- * __vfs_getxattr(), which is one FUSE_GETXATTR round trip (size 0) per
- * write(2) call, not per page. Nothing negotiable turns it off:
- * - HANDLE_KILLPRIV (v1) and HANDLE_KILLPRIV_V2 change who clears
- *   setuid/setgid on write, truncate and chown (the kernel's SETATTR with a
- *   new mode, or the server), and V2 makes writeback_cache fall back to
- *   write-through when suid/sgid is set; the GETXATTR stays in both.
- * - Answering ENOSYS makes the kernel set no_getxattr, which turns off every
- *   xattr read on the mount.
- * So the probe is answered as cheaply as possible (fuse_op_getxattr: size 0,
- * no allocation, one library lookup), and HANDLE_KILLPRIV is left off so
- * that the kernel, which knows the caller's CAP_FSETID, clears the bits
- * itself with a SETATTR, and the library need not know credentials.
+ * file_remove_privs() (fuse_cache_write_iter, generic_file_write_iter under
+ * writeback_cache, file_modified() for copy_file_range and fallocate). It
+ * skips the check only for inodes marked S_NOSEC, which needs SB_NOSEC on the
+ * superblock, which FUSE sets only when the server takes
+ * HANDLE_KILLPRIV_V2. Without it, cap_inode_need_killpriv() asks for
+ * security.capability with one FUSE_GETXATTR per write(2) call.
  *
- * Only direct_io avoids the probe: fuse_direct_write_iter() never calls
- * file_remove_privs() and instead flags each WRITE with
- * FUSE_WRITE_KILL_SUIDGID when the writer lacks CAP_FSETID. libfuse 3.14
- * does not pass that flag on, so under direct_io the daemon does the VFS's
- * job here: drop security.capability on any write, and setuid (and setgid
- * when group-executable) unless the writer is root, our stand-in for
- * CAP_FSETID. Both checks are library calls on a cached inode, no kernel
- * round trip.
- *
- * Seen on Linux 6.18 with dd bs=4k count=100: 100 GETXATTR and 100 WRITE by
- * default; 100 GETXATTR and 1 WRITE under writeback_cache; 100 WRITE and no
- * GETXATTR under direct_io.
+ * So uf2fs takes HANDLE_KILLPRIV_V2 (fuse_killpriv.c; -o nokillpriv_v2 turns
+ * it off) and clears setuid/setgid itself where the kernel says so: WRITE and
+ * OPEN(O_TRUNC) carrying the kill flag, SETATTR with KILL_SUID (truncate), and
+ * chown of a non-directory. The kernel decides the flags from the caller's
+ * CAP_FSETID. Capabilities stay with the VFS (notify_change ATTR_KILL_PRIV
+ * removes the xattr with a REMOVEXATTR), except under direct_io, where
+ * fuse_direct_write_iter() never calls file_remove_privs(): there the daemon
+ * drops security.capability on every write, and the kernel flags every WRITE
+ * by a caller without CAP_FSETID, with or without V2.
  */
-static int fuse_write_kill_suid(fuse_req_t req, struct fuse_uf2fs *u, uint32_t ino,
-				bool *changed)
-{
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	struct uf2fs_attr attr, out;
-	uint32_t kill;
-	int ret;
-
-	if (ctx->uid == 0)
-		return 0;
-	ret = uf2fs_getattr(u->fs, ino, &attr);
-	if (ret < 0)
-		return ret;
-	kill = S_ISUID | ((attr.mode & S_IXGRP) ? S_ISGID : 0);
-	if (!(attr.mode & kill))
-		return 0;
-	attr.mode &= ~kill;
-	*changed = true;
-	return uf2fs_setattr(u->fs, ino, &attr, UF2FS_SET_MODE, &out);
-}
-
-/* The kernel caches the mode, so it is told when it changed. */
-static int fuse_write_kill_priv(fuse_req_t req, struct fuse_uf2fs *u, fuse_ino_t ino)
+int fuse_kill_suidgid(struct fuse_uf2fs *u, fuse_ino_t ino)
 {
 	uint32_t f2fs_ino = fuse_ino_to_f2fs(u, ino);
-	bool changed = false;
-	int ret = 0;
+	struct uf2fs_attr attr, out;
+	int ret = uf2fs_getattr(u->fs, f2fs_ino, &attr);
 
-	if (uf2fs_getxattr(u->fs, f2fs_ino, FUSE_XATTR_CAPS, NULL, 0) >= 0) {
-		ret = uf2fs_removexattr(u->fs, f2fs_ino, FUSE_XATTR_CAPS);
-		changed = ret == 0;
-		if (ret == -ENODATA)
-			ret = 0;
-	}
+	if (ret < 0)
+		return ret;
+	if (!(attr.mode & (S_ISUID | ((attr.mode & S_IXGRP) ? S_ISGID : 0))))
+		return 0;
+	ret = uf2fs_setattr(u->fs, f2fs_ino, &attr, UF2FS_SET_KILL_SUIDGID, &out);
+	/* the kernel caches the mode */
 	if (ret == 0)
-		ret = fuse_write_kill_suid(req, u, f2fs_ino, &changed);
-	if (changed)
 		fuse_uf2fs_inval_attr(u, ino);
 	return ret;
+}
+
+static int fuse_write_kill_caps(struct fuse_uf2fs *u, fuse_ino_t ino)
+{
+	uint32_t f2fs_ino = fuse_ino_to_f2fs(u, ino);
+	int ret;
+
+	if (uf2fs_getxattr(u->fs, f2fs_ino, FUSE_XATTR_CAPS, NULL, 0) < 0)
+		return 0;
+	ret = uf2fs_removexattr(u->fs, f2fs_ino, FUSE_XATTR_CAPS);
+	if (ret == 0)
+		fuse_uf2fs_inval_attr(u, ino);
+	return ret == -ENODATA ? 0 : ret;
 }
 
 void fuse_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
@@ -188,7 +167,9 @@ void fuse_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 		return;
 	/* As the VFS does, before the data: a write that cannot drop them fails. */
 	if (u->direct_io && !fi->writepage)
-		n = fuse_write_kill_priv(req, u, ino);
+		n = fuse_write_kill_caps(u, ino);
+	if (n == 0 && fuse_killpriv_request_flag())
+		n = fuse_kill_suidgid(u, ino);
 	if (n == 0)
 		n = uf2fs_write(u->fs, f2fs_ino, buf, size, off);
 	if (n < 0)

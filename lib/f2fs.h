@@ -748,7 +748,7 @@ struct uf2fs_counters {
 	atomic_uint_fast64_t folios_alloc[10];	/* by order */
 	atomic_uint_fast64_t state_alloc, state_skipped;
 	atomic_uint_fast64_t map_calls, extent_hits, node_reads;
-	atomic_uint_fast64_t hole_blocks, read_bytes, read_calls;
+	atomic_uint_fast64_t hole_blocks, read_bytes, read_calls, xattr_gets;
 	atomic_uint_fast64_t decompressed_clusters;
 	atomic_uint_fast64_t checkpoints, written_blocks, gc_segments, gc_blocks;
 };

@@ -308,6 +308,7 @@ out:
 ssize_t uf2fs_getxattr(struct uf2fs *fs, uint32_t ino, const char *name, void *value,
 		       size_t size)
 {
+	atomic_fetch_add(&SBI(fs)->ctr->xattr_gets, 1);
 	return with_xattrs(fs, ino, name, value, size);
 }
 
@@ -530,6 +531,14 @@ static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a
 		ret = truncate_to(sbi, fi, a->size);
 		if (!ret)
 			f2fs_inode_touch(fi, true, true);
+	}
+	if (!ret && (valid & UF2FS_SET_KILL_SUIDGID) && !S_ISDIR(fi->mode)) {
+		uint32_t kill = S_ISUID | ((fi->mode & S_IXGRP) ? S_ISGID : 0);
+
+		if (fi->mode & kill) {
+			fi->mode &= ~kill;
+			f2fs_inode_touch(fi, false, true);
+		}
 	}
 	if (!ret) {
 		if (valid & UF2FS_SET_MODE)

@@ -216,6 +216,8 @@ size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size)
 	sprintf_append(&s, "  calls              %llu, %.1f MiB\n",
 		       (unsigned long long)atomic_load(&c->read_calls),
 		       atomic_load(&c->read_bytes) / 1048576.0);
+	sprintf_append(&s, "  xattr lookups      %llu\n",
+		       (unsigned long long)atomic_load(&c->xattr_gets));
 	sprintf_append(&s, "device\n");
 	for (int d = 0; d < DEV_NR_DIR; d++) {
 		sprintf_append(&s, "  %-5s requests     %llu, %.1f MiB\n", d == DEV_READ ? "read" : "write",

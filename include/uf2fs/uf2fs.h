@@ -143,6 +143,13 @@ int uf2fs_rename(struct uf2fs *fs, uint32_t olddir, const char *oldname, size_t 
 #define UF2FS_SET_ATIME_NOW	(1u << 7)
 #define UF2FS_SET_MTIME_NOW	(1u << 8)
 #define UF2FS_SET_CTIME		(1u << 10)
+/*
+ * Drop setuid, and setgid when group-executable, as the VFS does for a write,
+ * truncate or chown by a caller without CAP_FSETID (should_remove_suid). It
+ * applies before a MODE in the same call, and changes ctime only when a bit
+ * goes.
+ */
+#define UF2FS_SET_KILL_SUIDGID	(1u << 11)
 /* Apply the fields of attr selected by valid; the result is stored in *out. */
 int uf2fs_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *attr,
 		  unsigned int valid, struct uf2fs_attr *out);
