@@ -631,6 +631,8 @@ ssize_t f2fs_file_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, voi
 int f2fs_fill_folio_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct folio *f,
 			  uint64_t from, uint64_t to);
 int f2fs_writeback_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+/* Only the folios written whole, for a streaming writer (drop-behind). */
+int f2fs_writebehind_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
 ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, const void *buf,
 			size_t len, uint64_t off);
 /* Inline data (inline.c) */

@@ -375,6 +375,21 @@ static uint64_t max_file_blocks(const struct f2fs_inode_info *fi)
 	       apb * NIDS_PER_BLOCK * NIDS_PER_BLOCK;
 }
 
+#define WRITEBEHIND_BYTES	(4u << 20)	/* batch: requests of up to 1 MiB still merge */
+
+/*
+ * A write that crosses a 4 MiB boundary sends the whole folios behind it to
+ * the device (drop-behind only: otherwise the cache is meant to keep them).
+ * Atomic files stage in the cache; compressed ones write whole clusters at
+ * checkpoint.
+ */
+static bool writebehind_due(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t off,
+			    size_t len)
+{
+	return sbi->opts.dontcache > 0 && !fi->atomic && !f2fs_is_compressed(fi) &&
+	       off / WRITEBEHIND_BYTES != (off + len) / WRITEBEHIND_BYTES;
+}
+
 static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t len, uint64_t off)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
@@ -401,6 +416,8 @@ static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t 
 		if (fi->flags & F2FS_APPEND_FL)
 			off = fi->size;
 		ret = f2fs_file_write(sbi, fi, buf, len, off);
+		if (ret > 0 && writebehind_due(sbi, fi, off, ret))
+			f2fs_writebehind_inode(sbi, fi);	/* errors resurface at fsync */
 		pthread_rwlock_unlock(&fi->i_rwsem);
 	}
 	f2fs_iput(sbi, fi);

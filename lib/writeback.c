@@ -281,8 +281,23 @@ static int cmp_folio_index(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* Keep only the folios a streaming writer has filled whole; put the others. */
+static size_t keep_whole_folios(struct f2fs_sb_info *sbi, struct folio **v, size_t n,
+				uint64_t eof_blk)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (folio_fully_dirty(v[i], eof_blk))
+			v[m++] = v[i];
+		else
+			folio_put(sbi, v[i]);
+	}
+	return m;
+}
+
 /* Caller holds the inode exclusively (or the checkpoint lock exclusively). */
-int f2fs_writeback_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+static int writeback_folios(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, bool whole_only)
 {
 	uint64_t eof_blk = DIV_ROUND_UP(fi->size, F2FS_BLKSIZE);
 	struct dnode_of_data dn = { 0 };
@@ -293,6 +308,8 @@ int f2fs_writeback_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 	int ret;
 
 	ret = folio_collect_dirty(sbi, MAP_DATA, fi->ino, &v, &n);
+	if (!ret && whole_only)
+		n = keep_whole_folios(sbi, v, n, eof_blk);
 	if (ret || !n) {
 		free(v);
 		return ret;
@@ -350,6 +367,24 @@ int f2fs_writeback_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 	free(v);
 	free(r);
 	return ret;
+}
+
+int f2fs_writeback_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	return writeback_folios(sbi, fi, false);
+}
+
+/*
+ * Write-behind for a streaming writer under drop-behind: the folios it has
+ * filled go to the device now, are dropped, and their buffers serve the next
+ * ones. Memory stays at a few folios and warm, instead of cache_size/4 of
+ * freshly faulted pages waiting for the checkpoint. Only whole folios: a
+ * partly written one would be written again, to a new block, by its next
+ * write. Same locks as f2fs_writeback_inode.
+ */
+int f2fs_writebehind_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	return writeback_folios(sbi, fi, true);
 }
 
 static int cmp_u64(const void *a, const void *b)
