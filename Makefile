@@ -88,7 +88,7 @@ $(BUILD)/uf2fs: $(CLI_OBJ) $(BUILD)/libuf2fs.a
 	@[ "$(V)" = 0 ] && echo "  LD      $@" || true
 	$(Q)$(CC) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libuf2fs.a $(LIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libuf2fs.a
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libuf2fs.a $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libuf2fs.a $(LIBS) $(shell pkg-config --libs cmocka)
 

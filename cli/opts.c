@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Parsing of the library's -o options (max_folio_order, cache_size, backend,
- * checkpoint_interval, background_gc) into struct uf2fs_options, and the one
+ * checkpoint_interval, background_gc, mode, ipu_policy) into struct
+ * uf2fs_options, and the one
  * way every front end mounts an image. The FUSE front end calls
  * cli_apply_lib_option() for each -o option it sees, so both front ends
  * accept exactly the same keys and values, and report bad values the same way.
@@ -113,6 +114,30 @@ static int cli_parse_dontcache(struct uf2fs_options *opts, const char *val)
 	return 1;
 }
 
+/* As Linux f2fs's mode= mount option, less the zoned-device "fragment" modes. */
+static int cli_parse_mode(struct uf2fs_options *opts, const char *val)
+{
+	if (!val || (strcmp(val, "adaptive") && strcmp(val, "lfs")))
+		return cli_bad_value("mode", val ? val : "", "adaptive or lfs");
+	opts->mode_lfs = !strcmp(val, "lfs");
+	return 1;
+}
+
+/* The bits of Linux f2fs's sysfs ipu_policy, decimal or 0x-hex. */
+static int cli_parse_ipu_policy(struct uf2fs_options *opts, const char *val)
+{
+	unsigned long pol;
+	char *end;
+
+	errno = 0;
+	pol = val ? strtoul(val, &end, 0) : 0;
+	if (!val || errno || end == val || *end || *val == '-' || pol > 0xff)
+		return cli_bad_value("ipu_policy", val ? val : "",
+				     "the kernel's bits, 0 to 0xff (0x10: fsync, 0x1: force)");
+	opts->ipu_policy = (int)pol;
+	return 1;
+}
+
 int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 {
 	const char *val = strchr(opt, '=');
@@ -143,6 +168,10 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 		return cli_parse_background_gc(opts, val);
 	if (klen == 9 && !strncmp(opt, "dontcache", klen))
 		return cli_parse_dontcache(opts, val);
+	if (klen == 4 && !strncmp(opt, "mode", klen))
+		return cli_parse_mode(opts, val);
+	if (klen == 10 && !strncmp(opt, "ipu_policy", klen))
+		return cli_parse_ipu_policy(opts, val);
 	return 0;
 }
 

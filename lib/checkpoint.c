@@ -459,6 +459,8 @@ int f2fs_write_checkpoint(struct f2fs_sb_info *sbi, bool umount)
 	if (!ret)
 		ret = f2fs_flush_nat(sbi);
 	if (!ret)
+		ret = f2fs_fix_full_cursegs(sbi);
+	if (!ret)
 		ret = f2fs_flush_sit(sbi);
 	if (!ret)
 		ret = f2fs_write_curseg_ssa(sbi);

@@ -200,6 +200,8 @@ int folio_collect_dirty(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t ke
 void folio_truncate_owner(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key,
 			  uint64_t from);
 uint64_t folio_dirty_bytes(struct f2fs_sb_info *sbi);
+/* Blocks of dirty folios of a kind (whole folios, even when partly dirty). */
+uint64_t folio_dirty_blocks(struct f2fs_sb_info *sbi, unsigned int kind);
 uint64_t folio_owner_key(const struct folio *f);
 /* Drop an owner's folios in [from, to); the caller has written the dirty ones. */
 void folio_drop_range(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key, uint64_t from,
@@ -319,18 +321,47 @@ static inline const uint32_t *indirect_nids(const struct f2fs_node *n)
 
 /* /// Segment manager (segment.c) /// */
 
+/*
+ * ckpt_valid_map is the kernel's: blocks valid at the last checkpoint plus
+ * every block allocated since, so it always covers valid_map. A slot is free
+ * for SSR only when its bit is clear there: a block freed since the last
+ * checkpoint still backs that checkpoint (and a block written since may be in
+ * the roll-forward chain), so neither is reused before the next one.
+ */
 struct seg_entry {
 	uint16_t valid_blocks;
+	uint16_t ckpt_valid_blocks;
 	uint8_t type;
 	uint64_t mtime;
 	uint8_t valid_map[SIT_VBLOCK_MAP_SIZE];
+	uint8_t ckpt_valid_map[SIT_VBLOCK_MAP_SIZE];
 };
+
+/* curseg_info.alloc_type, as the checkpoint stores it */
+enum { ALLOC_LFS = 0, ALLOC_SSR = 1 };
 
 struct curseg_info {
 	unsigned int segno;
 	unsigned short next_blkoff;
 	uint8_t alloc_type;
 };
+
+#define NULL_SEGNO	(~0u)
+
+/* The kernel's ipu_policy bits (fs/f2fs/segment.h) and defaults. */
+enum {
+	F2FS_IPU_FORCE,
+	F2FS_IPU_SSR,
+	F2FS_IPU_UTIL,
+	F2FS_IPU_SSR_UTIL,
+	F2FS_IPU_FSYNC,
+	F2FS_IPU_ASYNC,
+	F2FS_IPU_NOCACHE,
+	F2FS_IPU_HONOR_OPU_WRITE,
+	F2FS_IPU_MAX,
+};
+#define DEF_MIN_IPU_UTIL	70	/* percent of user blocks, for IPU_UTIL */
+#define DEF_MIN_FSYNC_BLOCKS	8	/* fsync of at most this many dirty blocks may IPU */
 
 struct f2fs_sm_info {
 	block_t sit_blkaddr;
@@ -352,6 +383,15 @@ struct f2fs_sm_info {
 	uint64_t user_blocks;		/* CP user_block_count */
 	uint64_t mount_time;		/* seconds since the epoch, for segment mtimes */
 	uint64_t elapsed_base;		/* CP elapsed_time at mount */
+	/*
+	 * Free SSR slots (clear in ckpt_valid_map) of segments SSR may pick:
+	 * in use, not current. [0] data segments, [1] node segments.
+	 */
+	uint64_t ssr_slots[2];
+	unsigned int gc_victim;		/* being collected: never an SSR target */
+	atomic_uint_fast64_t room_wanted;	/* nblocks of the last check_space found short */
+	unsigned int ipu_policy;	/* F2FS_IPU_* bits */
+	unsigned int min_ipu_util, min_fsync_blocks;
 };
 
 int f2fs_allocate_block(struct f2fs_sb_info *sbi, int type, const struct f2fs_summary *sum,
@@ -370,6 +410,23 @@ void f2fs_clear_prefree(struct f2fs_sb_info *sbi);
 /* Discard free segments still pending, at most max_segs of them (0: all). */
 void f2fs_issue_discards(struct f2fs_sb_info *sbi, unsigned int max_segs);
 unsigned int f2fs_count_free_segments(struct f2fs_sb_info *sbi);
+/* Kernel's f2fs_need_SSR: free segments are low, new segments come from holes. */
+bool f2fs_need_ssr(struct f2fs_sb_info *sbi);
+/* Before a checkpoint: no current segment may be left full. */
+int f2fs_fix_full_cursegs(struct f2fs_sb_info *sbi);
+/*
+ * Room the logs have now, in blocks: free segments, and (SSR) the free slots
+ * of used data and node segments.
+ */
+struct f2fs_log_room {
+	uint64_t free_blocks;
+	uint64_t data_slots, node_slots;
+};
+void f2fs_log_room(struct f2fs_sb_info *sbi, struct f2fs_log_room *room);
+/* A valid block of a data segment: a legal in-place update target. */
+bool f2fs_ipu_target_ok(struct f2fs_sb_info *sbi, block_t blk);
+/* Main-area utilization in percent of user blocks (the kernel's utilization()). */
+unsigned int f2fs_utilization(struct f2fs_sb_info *sbi);
 #define f2fs_segno(sbi, blk) (((blk) - (sbi)->main_blkaddr) >> (sbi)->log_blocks_per_seg)
 
 int f2fs_build_segment_manager(struct f2fs_sb_info *sbi);
@@ -429,6 +486,12 @@ static inline bool f2fs_has_feature(const struct f2fs_sb_info *sbi, uint32_t f)
 	return sbi->features & f;
 }
 
+/* mode=lfs: only clean segments are written, never in place (the kernel's f2fs_lfs_mode). */
+static inline bool f2fs_lfs_mode(const struct f2fs_sb_info *sbi)
+{
+	return sbi->opts.mode_lfs;
+}
+
 /* Record a structured error (structure + block) and return -err. */
 int f2fs_error(struct f2fs_sb_info *sbi, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -450,6 +513,7 @@ int f2fs_checkpoint_now(struct f2fs_sb_info *sbi, bool umount);
 int f2fs_start_checkpoint_thread(struct f2fs_sb_info *sbi);
 void f2fs_stop_checkpoint_thread(struct f2fs_sb_info *sbi);
 bool f2fs_has_dirty_inodes(struct f2fs_sb_info *sbi);
+unsigned int f2fs_nr_dirty_inodes(struct f2fs_sb_info *sbi);
 /* Make room for nblocks in free segments while holding cp_rwsem shared (gc.c). */
 int f2fs_gc_for_space(struct f2fs_sb_info *sbi, uint64_t need);
 int f2fs_make_room(struct f2fs_sb_info *sbi);
@@ -554,7 +618,7 @@ static inline void f2fs_mark_need_cp(struct f2fs_sb_info *sbi, struct f2fs_inode
 	fi->ns_changed_at = sbi->cp_ver + 1;
 }
 /* recovery.c: 1 when the caller must checkpoint instead, else 0 or -errno */
-int f2fs_fsync_file(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+int f2fs_fsync_file(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, bool datasync);
 int f2fs_recover_fsync_data(struct f2fs_sb_info *sbi);
 int f2fs_atomic_start(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
 /* 1 when the caller must checkpoint to finish the commit */
@@ -633,6 +697,13 @@ int f2fs_fill_folio_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, 
 int f2fs_writeback_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
 /* Only the folios written whole, for a streaming writer (drop-behind). */
 int f2fs_writebehind_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+/* Why data is written back: decides in-place against out-of-place updates. */
+#define WB_FSYNC	(1u << 0)	/* an fsync: the kernel's FI_NEED_IPU window */
+#define WB_DATASYNC	(1u << 1)	/* fdatasync: in place whatever the dirty count */
+#define WB_ATOMIC	(1u << 2)	/* an atomic commit: never in place */
+#define WB_WHOLE	(1u << 3)	/* write-behind: only folios written whole */
+int f2fs_writeback_inode_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			       unsigned int flags);
 ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, const void *buf,
 			size_t len, uint64_t off);
 /* Inline data (inline.c) */
@@ -641,6 +712,8 @@ int f2fs_write_inline_data(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 			   size_t len, uint64_t off);
 /* Room for nblocks more blocks, making it by checkpoint if needed; -ENOSPC if none. */
 int f2fs_check_space(struct f2fs_sb_info *sbi, uint64_t nblocks);
+/* The logs can take what is dirty plus nblocks now, without a checkpoint. */
+bool f2fs_room_ok(struct f2fs_sb_info *sbi, uint64_t nblocks);
 /* Free blocks and nodes from file block "from" on (truncate). */
 int f2fs_truncate_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t from);
 ssize_t f2fs_file_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, size_t len,
@@ -753,6 +826,9 @@ struct uf2fs_counters {
 	atomic_uint_fast64_t hole_blocks, read_bytes, read_calls, xattr_gets;
 	atomic_uint_fast64_t decompressed_clusters;
 	atomic_uint_fast64_t checkpoints, written_blocks, gc_segments, gc_blocks;
+	atomic_uint_fast64_t ipu_blocks;		/* data written in place */
+	atomic_uint_fast64_t ssr_segments, ssr_blocks;	/* SSR segment changes, blocks */
+	atomic_uint_fast64_t lfs_segments;		/* clean segments opened */
 };
 
 #endif /* UF2FS_F2FS_H */

@@ -816,7 +816,8 @@ int uf2fs_fsync(struct uf2fs *fs, uint32_t ino, bool datasync)
 		if (fi->atomic)
 			ret = 0;	/* staged data becomes durable at commit, not before */
 		else
-			ret = sbi->opts.fsync_mode_checkpoint ? 1 : f2fs_fsync_file(sbi, fi);
+			ret = sbi->opts.fsync_mode_checkpoint ? 1 :
+			      f2fs_fsync_file(sbi, fi, datasync);
 		pthread_rwlock_unlock(&fi->i_rwsem);
 		f2fs_iput(sbi, fi);
 	}
@@ -844,28 +845,67 @@ void f2fs_balance(struct f2fs_sb_info *sbi)
 		f2fs_checkpoint_now(sbi, false);
 }
 
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
 /*
- * Free space for nblocks more: the user-visible budget, and free segments
- * for the log (LFS never writes into a used segment). A checkpoint turns
- * segments emptied since the last one into free ones.
+ * Whether the logs can take what writeback will allocate: the dirty data
+ * plus nblocks, and every dirty node and inode (rewritten out of place)
+ * with the direct nodes new data may need. Data can go to clean segments
+ * and, with SSR, to free slots of data segments; nodes likewise to node
+ * segments' slots. Slack covers segment granularity: each log may open a
+ * clean segment it only starts. In LFS mode only clean segments count, and
+ * the reserved segments stay free for GC, which then needs them to move
+ * blocks (the kernel's reserved sections). With SSR nothing needs them:
+ * GC moves blocks into slots like any other writer, and the kernel's
+ * reserve is a threshold for starting GC, not a limit on allocation.
+ */
+bool f2fs_room_ok(struct f2fs_sb_info *sbi, uint64_t nblocks)
+{
+	uint64_t bps = sbi->blocks_per_seg;
+	uint64_t data_need = folio_dirty_blocks(sbi, MAP_DATA) + nblocks;
+	uint64_t node_need = folio_dirty_blocks(sbi, MAP_NODE) + f2fs_nr_dirty_inodes(sbi) +
+			     DIV_ROUND_UP(data_need, DEF_ADDRS_PER_BLOCK) + 1;
+	struct f2fs_log_room room;
+	uint64_t slack;
+
+	f2fs_log_room(sbi, &room);
+	if (f2fs_lfs_mode(sbi))
+		slack = (uint64_t)le32(sbi->ckpt->rsvd_segment_count) * bps;
+	else
+		slack = MIN(room.free_blocks, NR_CURSEG_TYPE * bps);
+	return sub0(data_need, room.data_slots) + sub0(node_need, room.node_slots) + slack <=
+	       room.free_blocks;
+}
+
+/*
+ * Free space for nblocks more: the user-visible budget (ENOSPC), then room
+ * in the logs; when short, segments and slots freed since the last
+ * checkpoint become usable at the next one, so the caller makes room.
  */
 int f2fs_check_space(struct f2fs_sb_info *sbi, uint64_t nblocks)
 {
 	struct f2fs_sm_info *sm = &sbi->sm;
-	uint64_t reserve = (uint64_t)le32(sbi->ckpt->rsvd_segment_count) * sbi->blocks_per_seg;
 	uint64_t dirty = folio_dirty_bytes(sbi) / F2FS_BLKSIZE;
-	uint64_t valid, free_blocks;
+	uint64_t data = folio_dirty_blocks(sbi, MAP_DATA) + nblocks;
+	uint64_t valid;
 
 	pthread_mutex_lock(&sm->lock);
 	valid = sm->valid_blocks;
-	free_blocks = (uint64_t)sm->nr_free * sbi->blocks_per_seg;
 	pthread_mutex_unlock(&sm->lock);
-	if (valid + dirty + nblocks > sm->user_blocks)
+	/*
+	 * Node blocks count against user_block_count too (a checkpoint with more
+	 * valid blocks than that is corrupt): new data may need a direct node
+	 * per ADDRS_PER_BLOCK blocks and an indirect one above them.
+	 */
+	if (valid + dirty + nblocks + DIV_ROUND_UP(data, DEF_ADDRS_PER_BLOCK) + 1 > sm->user_blocks)
 		return -ENOSPC;
-	if (free_blocks >= dirty + nblocks + reserve)
+	if (f2fs_room_ok(sbi, nblocks))
 		return 0;
-	/* prefree segments become free at a checkpoint; GC would go here */
-	return f2fs_gc_for_space(sbi, dirty + nblocks + reserve);
+	atomic_store(&sm->room_wanted, nblocks);
+	return f2fs_gc_for_space(sbi, nblocks);
 }
 
 /// Retrying when space needs a checkpoint ///
@@ -991,4 +1031,28 @@ int uf2fs_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a,
 		  unsigned int valid, struct uf2fs_attr *out)
 {
 	return F2FS_WITH_ROOM(SBI(fs), do_setattr(fs, ino, a, valid, out));
+}
+
+/// Testing ///
+
+int uf2fs_test_block_addr(struct uf2fs *fs, uint32_t ino, uint64_t lblk, uint32_t *addr)
+{
+	struct f2fs_sb_info *sbi = SBI(fs);
+	struct f2fs_inode_info *fi;
+	block_t blk = NULL_ADDR;
+	int ret;
+
+	pthread_rwlock_rdlock(&sbi->cp_rwsem);
+	fi = get_inode(sbi, ino);
+	if (IS_ERR(fi)) {
+		ret = PTR_ERR(fi);
+	} else {
+		pthread_rwlock_rdlock(&fi->i_rwsem);
+		ret = f2fs_is_inline_data(fi) ? -EINVAL : f2fs_get_block_addr(sbi, fi, lblk, &blk);
+		pthread_rwlock_unlock(&fi->i_rwsem);
+		f2fs_iput(sbi, fi);
+	}
+	pthread_rwlock_unlock(&sbi->cp_rwsem);
+	*addr = blk;
+	return ret;
 }

@@ -51,6 +51,7 @@ struct folio_cache {
 	pthread_mutex_t dirty_lock;
 	struct folio *dirty[3];
 	atomic_uint_fast64_t dirty_bytes;
+	atomic_uint_fast64_t dirty_blocks[3];	/* by kind: what writeback will allocate */
 	/*
 	 * Recycled data buffers by order: large ones come from mmap, and a
 	 * fresh mapping page-faults on every block, so reuse beats malloc.
@@ -621,6 +622,7 @@ void folio_mark_dirty(struct f2fs_sb_info *sbi, struct folio *f)
 			f->dnext->dprev = f;
 		c->dirty[f->kind] = f;
 		atomic_fetch_add(&c->dirty_bytes, (uint64_t)F2FS_BLKSIZE << f->order);
+		atomic_fetch_add(&c->dirty_blocks[f->kind], 1ull << f->order);
 	}
 	pthread_mutex_unlock(&c->dirty_lock);
 }
@@ -636,6 +638,7 @@ static void dirty_unlink(struct folio_cache *c, struct folio *f)
 	f->dnext = f->dprev = NULL;
 	f->dirty = false;
 	atomic_fetch_sub(&c->dirty_bytes, (uint64_t)F2FS_BLKSIZE << f->order);
+	atomic_fetch_sub(&c->dirty_blocks[f->kind], 1ull << f->order);
 }
 
 void folio_clear_dirty(struct f2fs_sb_info *sbi, struct folio *f)
@@ -804,4 +807,9 @@ void folio_drop_range(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key,
 uint64_t folio_dirty_bytes(struct f2fs_sb_info *sbi)
 {
 	return atomic_load(&sbi->cache->dirty_bytes);
+}
+
+uint64_t folio_dirty_blocks(struct f2fs_sb_info *sbi, unsigned int kind)
+{
+	return atomic_load(&sbi->cache->dirty_blocks[kind]);
 }

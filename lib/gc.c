@@ -129,9 +129,10 @@ static int move_node_block(struct f2fs_sb_info *sbi, block_t blk, nid_t nid)
 
 
 /*
- * Copy one data block to the log head and re-point its dnode. A block whose
- * file has newer dirty data in the cache is left to writeback, which will
- * invalidate it anyway.
+ * Copy one data block to the log head and re-point its dnode. The block
+ * moves even when the file has newer dirty data for it in the cache: that
+ * data may be written in place (IPU) and so would never empty the victim;
+ * written out of place, it simply invalidates the copy.
  */
 static int move_data_block(struct f2fs_sb_info *sbi, block_t blk, const struct f2fs_summary *s)
 {
@@ -139,7 +140,7 @@ static int move_data_block(struct f2fs_sb_info *sbi, block_t blk, const struct f
 	unsigned int ofs = le16(s->ofs_in_node);
 	struct f2fs_inode_info *fi;
 	struct f2fs_summary sum = *s;
-	struct folio *dn, *cached;
+	struct folio *dn;
 	uint32_t *addrs;
 	uint8_t *buf;
 	block_t nblk;
@@ -162,14 +163,6 @@ static int move_data_block(struct f2fs_sb_info *sbi, block_t blk, const struct f
 		goto out;	/* stale summary */
 	uint64_t lblk = f2fs_start_bidx_of_node(ofs_of_node(folio_node(dn)), fi) + ofs;
 
-	cached = folio_lookup(sbi, MAP_DATA, fi->ino, lblk);
-	if (cached) {
-		bool dirty = cached->dirty;
-
-		folio_put(sbi, cached);
-		if (dirty)
-			goto out;
-	}
 	buf = malloc(F2FS_BLKSIZE);
 	if (!buf) {
 		ret = -ENOMEM;
@@ -211,6 +204,10 @@ static int gc_segment(struct f2fs_sb_info *sbi, unsigned int segno)
 
 	if (!sum)
 		return -ENOMEM;
+	/* SSR must not refill the segment being emptied */
+	pthread_mutex_lock(&sbi->sm.lock);
+	sbi->sm.gc_victim = segno;
+	pthread_mutex_unlock(&sbi->sm.lock);
 	ret = read_segment_summary(sbi, segno, sum);
 	for (unsigned int off = 0; !ret && off < sbi->blocks_per_seg; off++) {
 		block_t blk = sbi->main_blkaddr + segno * sbi->blocks_per_seg + off;
@@ -223,6 +220,9 @@ static int gc_segment(struct f2fs_sb_info *sbi, unsigned int segno)
 			ret = move_data_block(sbi, blk, &sum->entries[off]);
 	}
 	free(sum);
+	pthread_mutex_lock(&sbi->sm.lock);
+	sbi->sm.gc_victim = NULL_SEGNO;
+	pthread_mutex_unlock(&sbi->sm.lock);
 	if (!ret)
 		atomic_fetch_add(&sbi->ctr->gc_segments, 1);
 	return ret;
@@ -266,15 +266,24 @@ int f2fs_gc_for_space(struct f2fs_sb_info *sbi, uint64_t need)
 	return -ENOSPC;
 }
 
-/* Without locks: checkpoint, and if that frees too little, collect garbage. */
+/*
+ * Without locks: checkpoint (segments and slots freed since the last one
+ * become usable), and if that frees too little, collect garbage. With SSR
+ * every free slot is usable, so collection only helps when the room is on
+ * the wrong side (node segments' holes cannot take data, nor the reverse);
+ * in LFS mode it is what makes clean segments at all.
+ */
 int f2fs_make_room(struct f2fs_sb_info *sbi)
 {
 	unsigned int rsvd = le32(sbi->ckpt->rsvd_segment_count);
 	int ret;
 
 	ret = f2fs_checkpoint_now(sbi, false);
-	if (ret || free_segments_now(sbi) > 2 * rsvd + 2)
+	if (ret)
 		return ret;
+	if (f2fs_lfs_mode(sbi) ? free_segments_now(sbi) > 2 * rsvd + 2 :
+	    f2fs_room_ok(sbi, atomic_load(&sbi->sm.room_wanted)))
+		return 0;
 	pthread_rwlock_wrlock(&sbi->cp_rwsem);
 	/* greedy victims until a comfortable margin, a bounded number per call */
 	ret = run_gc(sbi, GC_GREEDY, 8);

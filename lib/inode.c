@@ -19,6 +19,7 @@
 struct inode_cache {
 	pthread_mutex_t lock;
 	struct f2fs_inode_info *dirty;	/* pinned until the next checkpoint */
+	atomic_uint nr_dirty;		/* on that list: read unlocked by space checks */
 	struct f2fs_inode_info *buckets[ICACHE_BUCKETS];
 	struct f2fs_inode_info lru;	/* unreferenced inodes, newest first */
 	unsigned int nr_unused;
@@ -402,6 +403,7 @@ void f2fs_mark_inode_dirty(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 		icache_grab(fi);
 		fi->dirty_next = ic->dirty;
 		ic->dirty = fi;
+		atomic_fetch_add(&ic->nr_dirty, 1);
 	}
 	pthread_mutex_unlock(&ic->lock);
 }
@@ -456,6 +458,7 @@ int f2fs_sync_dirty_inodes(struct f2fs_sb_info *sbi)
 	pthread_mutex_lock(&ic->lock);
 	list = ic->dirty;
 	ic->dirty = NULL;
+	atomic_store(&ic->nr_dirty, 0);
 	pthread_mutex_unlock(&ic->lock);
 	while (list) {
 		struct f2fs_inode_info *fi = list;
@@ -634,6 +637,11 @@ int f2fs_cleanup_orphans(struct f2fs_sb_info *sbi)
 			return ret;
 	}
 	return 0;
+}
+
+unsigned int f2fs_nr_dirty_inodes(struct f2fs_sb_info *sbi)
+{
+	return atomic_load(&sbi->icache->nr_dirty);
 }
 
 bool f2fs_has_dirty_inodes(struct f2fs_sb_info *sbi)

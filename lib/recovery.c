@@ -110,21 +110,36 @@ static int fsync_nodes(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 	return ret;
 }
 
-int f2fs_fsync_file(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+/*
+ * As f2fs_do_sync_file: a regular file's data is written first, in place
+ * where the IPU policy allows (an in-place block needs no node to find
+ * it), then either its nodes go out with the fsync mark or, when
+ * roll-forward cannot express the change, the caller checkpoints.
+ */
+static int fsync_file_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			    unsigned int flags)
 {
 	int ret;
 
-	if (fsync_needs_checkpoint(sbi, fi))
+	if (!S_ISREG(fi->mode))
 		return 1;	/* the caller checkpoints */
-	ret = f2fs_writeback_inode(sbi, fi);
+	ret = f2fs_writeback_inode_flags(sbi, fi, flags);
+	if (ret)
+		return ret;
+	if (fsync_needs_checkpoint(sbi, fi))
+		return 1;
 	/* data durable before any node that points at it */
-	if (!ret)
-		ret = f2fs_dev_flush(&sbi->dev);
+	ret = f2fs_dev_flush(&sbi->dev);
 	if (!ret)
 		ret = fsync_nodes(sbi, fi);
 	if (!ret)
 		ret = f2fs_dev_flush(&sbi->dev);
 	return ret;
+}
+
+int f2fs_fsync_file(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, bool datasync)
+{
+	return fsync_file_flags(sbi, fi, WB_FSYNC | (datasync ? WB_DATASYNC : 0));
 }
 
 /// Atomic writes (as Android's SQLite uses them) ///
@@ -162,7 +177,8 @@ int f2fs_atomic_commit(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 	fi->size = fi->atomic_size;
 	f2fs_inode_touch(fi, true, true);
 	f2fs_mark_inode_dirty(sbi, fi);
-	return f2fs_fsync_file(sbi, fi);
+	/* out of place: a crash must show all of it or none */
+	return fsync_file_flags(sbi, fi, WB_FSYNC | WB_ATOMIC);
 }
 
 void f2fs_atomic_abort(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)

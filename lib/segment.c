@@ -56,7 +56,9 @@ static int read_compacted_summaries(struct f2fs_sb_info *sbi)
 	off = 2 * SUM_JOURNAL_SIZE;
 	for (int type = CURSEG_HOT_DATA; type <= CURSEG_COLD_DATA; type++) {
 		struct f2fs_summary_block *sum = sm->sum_blk[type];
-		unsigned int n = sm->curseg[type].next_blkoff;
+		/* an SSR log's summary is the whole segment's, as the kernel packs it */
+		unsigned int n = sm->curseg[type].alloc_type == ALLOC_SSR ? sbi->blocks_per_seg :
+				 sm->curseg[type].next_blkoff;
 
 		sum->footer.entry_type = SUM_TYPE_DATA;
 		for (unsigned int j = 0; j < n; j++) {
@@ -78,20 +80,22 @@ out:
 /*
  * After a checkpoint that was not an unmount, the SSA slot of a current
  * node segment is stale: rebuild it from the node footers of the blocks
- * written so far, as the kernel's f2fs_restore_node_summary does.
+ * written so far, as the kernel's f2fs_restore_node_summary does. An SSR
+ * log has blocks anywhere in its segment, so all of them are read.
  */
 static int restore_node_summary(struct f2fs_sb_info *sbi, int type)
 {
 	struct curseg_info *cs = &sbi->sm.curseg[type];
 	struct f2fs_summary_block *sum = sbi->sm.sum_blk[type];
 	block_t start = sbi->main_blkaddr + cs->segno * sbi->blocks_per_seg;
+	unsigned int nr = cs->alloc_type == ALLOC_SSR ? sbi->blocks_per_seg : cs->next_blkoff;
 	struct f2fs_node *n = malloc(F2FS_BLKSIZE);
 
 	if (!n)
 		return -ENOMEM;
 	memset(sum->entries, 0, sizeof(sum->entries));
 	sum->footer.entry_type = SUM_TYPE_NODE;
-	for (unsigned int i = 0; i < cs->next_blkoff; i++) {
+	for (unsigned int i = 0; i < nr; i++) {
 		if (f2fs_dev_read_blocks(&sbi->dev, n, start + i, 1)) {
 			free(n);
 			return f2fs_error(sbi, EIO, "node block %u: read failed", start + i);
@@ -171,6 +175,8 @@ static int restore_cursegs(struct f2fs_sb_info *sbi)
 
 /// SIT ///
 
+static void recount_ssr_slots(struct f2fs_sb_info *sbi);
+
 static block_t sit_block_addr(struct f2fs_sb_info *sbi, unsigned int sit_blk)
 {
 	block_t addr = sbi->sm.sit_blkaddr + sit_blk;
@@ -186,6 +192,9 @@ static void set_seg_entry(struct seg_entry *se, const struct f2fs_sit_entry *raw
 	se->type = le16(raw->vblocks) >> SIT_VBLOCKS_SHIFT;
 	se->mtime = le64(raw->mtime);
 	memcpy(se->valid_map, raw->valid_map, SIT_VBLOCK_MAP_SIZE);
+	/* what the SIT says is what the checkpoint holds */
+	memcpy(se->ckpt_valid_map, raw->valid_map, SIT_VBLOCK_MAP_SIZE);
+	se->ckpt_valid_blocks = se->valid_blocks;
 }
 
 static void get_seg_entry_raw(const struct seg_entry *se, struct f2fs_sit_entry *raw)
@@ -240,9 +249,40 @@ static int build_sit_entries(struct f2fs_sb_info *sbi)
 	}
 	sm->free_segments = f2fs_count_free_segments(sbi);
 	sm->nr_free = sm->free_segments;
+	recount_ssr_slots(sbi);
 out:
 	free(blk);
 	return ret;
+}
+
+/*
+ * The kernel's sanity_check_curseg: a log's next block is unused, and in an
+ * LFS log so is everything after it; an SSR log may have used blocks
+ * anywhere else. Allocating into a used block would corrupt another file.
+ * (Roll-forward recovery then moves every log, so blocks written after the
+ * checkpoint, which the SIT does not show, are not at stake here.)
+ */
+static int check_cursegs(struct f2fs_sb_info *sbi)
+{
+	for (int i = 0; i < NR_CURSEG_TYPE; i++) {
+		struct curseg_info *cs = &sbi->sm.curseg[i];
+		struct seg_entry *se = &sbi->sm.sentries[cs->segno];
+		unsigned int off = cs->next_blkoff;
+
+		if (cs->alloc_type != ALLOC_LFS && cs->alloc_type != ALLOC_SSR)
+			return f2fs_error(sbi, EFSCORRUPTED, "checkpoint (block %u): log %d has "
+					  "allocation type %u", sbi->cur_cp_addr, i, cs->alloc_type);
+		for (; off < sbi->blocks_per_seg; off++) {
+			if (f2fs_test_bit(off, se->valid_map))
+				return f2fs_error(sbi, EFSCORRUPTED, "checkpoint (block %u): log %d's "
+						  "next block %u of segment %u is in use "
+						  "(block %u)", sbi->cur_cp_addr, i,
+						  cs->next_blkoff, cs->segno, off);
+			if (cs->alloc_type == ALLOC_SSR)
+				break;
+		}
+	}
+	return 0;
 }
 
 int f2fs_build_segment_manager(struct f2fs_sb_info *sbi)
@@ -268,10 +308,15 @@ int f2fs_build_segment_manager(struct f2fs_sb_info *sbi)
 	sm->user_blocks = le64(sbi->ckpt->user_block_count);
 	sm->elapsed_base = le64(sbi->ckpt->elapsed_time);
 	sm->mount_time = time(NULL);
+	sm->gc_victim = NULL_SEGNO;
 	ret = restore_cursegs(sbi);
 	if (ret)
 		return ret;
-	return build_sit_entries(sbi);
+	ret = build_sit_entries(sbi);
+	if (ret)
+		return ret;
+	/* only allocation trusts it: a read-only mount reads what it can */
+	return sbi->opts.read_only ? 0 : check_cursegs(sbi);
 }
 
 void f2fs_destroy_segment_manager(struct f2fs_sb_info *sbi)
@@ -334,6 +379,85 @@ static uint64_t seg_mtime(struct f2fs_sm_info *sm)
 	return sm->elapsed_base + (now > sm->mount_time ? now - sm->mount_time : 0);
 }
 
+static block_t seg_start(struct f2fs_sb_info *sbi, unsigned int segno)
+{
+	return sbi->main_blkaddr + segno * sbi->blocks_per_seg;
+}
+
+/// SSR slot accounting ///
+
+/* Data logs take holes of data segments only, node logs of node segments. */
+static int slot_class(const struct seg_entry *se)
+{
+	return se->type > CURSEG_COLD_DATA;
+}
+
+/*
+ * Free slots a segment offers SSR. Only used segments count: a clean one is
+ * for LFS, an emptied (prefree) one still backs the checkpoint, and a
+ * current segment is its own log's.
+ */
+static unsigned int ssr_slots_of(struct f2fs_sb_info *sbi, unsigned int segno)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	struct seg_entry *se = &sm->sentries[segno];
+
+	if (!se->valid_blocks || is_curseg(sm, segno))
+		return 0;
+	return sbi->blocks_per_seg - se->ckpt_valid_blocks;
+}
+
+/*
+ * Every change of a segment's maps, type or current-ness is bracketed by
+ * these two, under sm->lock, so the per-class totals stay exact without a
+ * scan: f2fs_check_space reads them on every write.
+ */
+static void slots_unaccount(struct f2fs_sb_info *sbi, unsigned int segno)
+{
+	struct seg_entry *se = &sbi->sm.sentries[segno];
+
+	sbi->sm.ssr_slots[slot_class(se)] -= ssr_slots_of(sbi, segno);
+}
+
+static void slots_account(struct f2fs_sb_info *sbi, unsigned int segno)
+{
+	struct seg_entry *se = &sbi->sm.sentries[segno];
+
+	sbi->sm.ssr_slots[slot_class(se)] += ssr_slots_of(sbi, segno);
+}
+
+static void recount_ssr_slots(struct f2fs_sb_info *sbi)
+{
+	sbi->sm.ssr_slots[0] = sbi->sm.ssr_slots[1] = 0;
+	for (unsigned int s = 0; s < sbi->main_segs; s++)
+		slots_account(sbi, s);
+}
+
+/*
+ * The running totals must equal a fresh count; a drift would mean a map
+ * change without its bracket. Say so once and go on with the fresh count
+ * (the totals only size the space check).
+ */
+static void check_ssr_slots(struct f2fs_sb_info *sbi)
+{
+	uint64_t was[2] = { sbi->sm.ssr_slots[0], sbi->sm.ssr_slots[1] };
+	static atomic_bool warned;
+
+	recount_ssr_slots(sbi);
+	if ((was[0] != sbi->sm.ssr_slots[0] || was[1] != sbi->sm.ssr_slots[1]) &&
+	    !atomic_exchange(&warned, true)) {
+		f2fs_msg(sbi, "internal: SSR slot totals drifted (data %llu, node %llu; counted "
+			 "%llu, %llu)", (unsigned long long)was[0], (unsigned long long)was[1],
+			 (unsigned long long)sbi->sm.ssr_slots[0],
+			 (unsigned long long)sbi->sm.ssr_slots[1]);
+#ifdef UF2FS_DEBUG_SLOTS
+		abort();
+#endif
+	}
+}
+
+/// Choosing segments ///
+
 /*
  * A segment can take new blocks only when it held nothing at the last
  * checkpoint either: "prefree" segments emptied since then still back the
@@ -345,8 +469,10 @@ static int find_free_segment(struct f2fs_sb_info *sbi, unsigned int *out)
 
 	for (unsigned int i = 0; i < sbi->main_segs; i++) {
 		unsigned int s = (sm->alloc_hint + i) % sbi->main_segs;
+		struct seg_entry *se = &sm->sentries[s];
 
-		if (sm->sentries[s].valid_blocks || is_curseg(sm, s) || bit_test(sm->prefree, s))
+		if (se->valid_blocks || se->ckpt_valid_blocks || is_curseg(sm, s) ||
+		    bit_test(sm->prefree, s))
 			continue;
 		sm->alloc_hint = s + 1;
 		bit_clear(sm->discard_pending, s);	/* about to be overwritten anyway */
@@ -354,6 +480,102 @@ static int find_free_segment(struct f2fs_sb_info *sbi, unsigned int *out)
 		return 0;
 	}
 	return -ENOSPC;
+}
+
+/*
+ * The kernel's __next_free_blkoff: the first slot from start that is free in
+ * both the current and the checkpoint valid maps.
+ */
+static unsigned int next_free_blkoff(struct f2fs_sb_info *sbi, unsigned int segno,
+				     unsigned int start)
+{
+	struct seg_entry *se = &sbi->sm.sentries[segno];
+	unsigned int off = start;
+
+	while (off < sbi->blocks_per_seg) {
+		uint8_t used = se->valid_map[off >> 3] | se->ckpt_valid_map[off >> 3];
+
+		if (!(off & 7) && used == 0xff) {
+			off += 8;
+			continue;
+		}
+		if (!f2fs_test_bit(off, se->valid_map) && !f2fs_test_bit(off, se->ckpt_valid_map))
+			return off;
+		off++;
+	}
+	return sbi->blocks_per_seg;
+}
+
+/*
+ * The kernel's f2fs_need_SSR: free segments at or below the dirty node
+ * segments plus twice the reserved ones (min_ssr_sections defaults to the
+ * reserved count). uf2fs writes data only at writeback, in bulk, so dirty
+ * data counts too: when clean segments cannot take what is waiting, holes
+ * must.
+ */
+static bool need_ssr_locked(struct f2fs_sb_info *sbi)
+{
+	unsigned int bps = sbi->blocks_per_seg;
+	uint64_t rsvd = le32(sbi->ckpt->rsvd_segment_count);
+	uint64_t dirty_nodes = folio_dirty_blocks(sbi, MAP_NODE);
+	uint64_t free_segs = sbi->sm.nr_free;
+
+	if (f2fs_lfs_mode(sbi))
+		return false;
+	if (free_segs <= DIV_ROUND_UP(dirty_nodes, bps) + 2 * rsvd)
+		return true;
+	return free_segs * bps < folio_dirty_blocks(sbi, MAP_DATA) + dirty_nodes;
+}
+
+bool f2fs_need_ssr(struct f2fs_sb_info *sbi)
+{
+	bool need;
+
+	pthread_mutex_lock(&sbi->sm.lock);
+	need = need_ssr_locked(sbi);
+	pthread_mutex_unlock(&sbi->sm.lock);
+	return need;
+}
+
+/*
+ * The kernel's get_ssr_segment over SSR get_victim: among used segments of
+ * a log type that still have a free slot, the one with the fewest
+ * checkpoint-valid blocks (greedy). The log's own type first, then the
+ * other logs of its kind: warm and cold search down from cold, hot up.
+ */
+static bool get_ssr_segment(struct f2fs_sb_info *sbi, int type, unsigned int *out)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	unsigned int best[NR_CURSEG_TYPE], cost[NR_CURSEG_TYPE];
+	int base = type <= CURSEG_COLD_DATA ? CURSEG_HOT_DATA : CURSEG_HOT_NODE;
+	bool down = type - base >= 1;
+	int i = down ? base + 2 : base;
+
+	for (int t = 0; t < NR_CURSEG_TYPE; t++) {
+		best[t] = NULL_SEGNO;
+		cost[t] = sbi->blocks_per_seg;	/* a full segment has no slot */
+	}
+	for (unsigned int s = 0; s < sbi->main_segs; s++) {
+		struct seg_entry *se = &sm->sentries[s];
+
+		if (!se->valid_blocks || se->type >= NR_CURSEG_TYPE ||
+		    se->ckpt_valid_blocks >= cost[se->type] || s == sm->gc_victim ||
+		    is_curseg(sm, s))
+			continue;
+		cost[se->type] = se->ckpt_valid_blocks;
+		best[se->type] = s;
+	}
+	if (best[type] != NULL_SEGNO) {
+		*out = best[type];
+		return true;
+	}
+	for (int cnt = 3; cnt-- > 0; down ? i-- : i++) {
+		if (i != type && best[i] != NULL_SEGNO) {
+			*out = best[i];
+			return true;
+		}
+	}
+	return false;
 }
 
 static int write_ssa_block(struct f2fs_sb_info *sbi, unsigned int segno,
@@ -367,32 +589,113 @@ static int write_ssa_block(struct f2fs_sb_info *sbi, unsigned int segno,
 	return 0;
 }
 
-/* The current segment of a type is full: file its summary and open a new one. */
-static int new_curseg(struct f2fs_sb_info *sbi, int type)
+static void reset_sum_footer(struct f2fs_summary_block *sum, int type)
+{
+	memset(&sum->footer, 0, sizeof(sum->footer));
+	sum->footer.entry_type = type <= CURSEG_COLD_DATA ? SUM_TYPE_DATA : SUM_TYPE_NODE;
+}
+
+/*
+ * SSR: the log continues in a used segment (the kernel's change_curseg).
+ * Its summary comes from the SSA, so the entries of the blocks still valid
+ * there survive; the journals of the data summaries stay where they are.
+ */
+static int change_curseg(struct f2fs_sb_info *sbi, int type, unsigned int segno)
 {
 	struct f2fs_sm_info *sm = &sbi->sm;
 	struct curseg_info *cs = &sm->curseg[type];
 	struct f2fs_summary_block *sum = sm->sum_blk[type];
-	unsigned int segno;
+	struct f2fs_summary_block *blk = malloc(F2FS_BLKSIZE);
 	int ret;
 
-	ret = write_ssa_block(sbi, cs->segno, sum);
-	if (ret)
-		return ret;
-	ret = find_free_segment(sbi, &segno);
-	if (ret)
-		return ret;
-	/* journals live in the data summaries; keep them across segments */
+	if (!blk)
+		return -ENOMEM;
+	ret = f2fs_dev_read_blocks(&sbi->dev, blk, sbi->ssa_blkaddr + segno, 1);
+	if (ret) {
+		free(blk);
+		return f2fs_error(sbi, EIO, "SSA block %u: read failed", sbi->ssa_blkaddr + segno);
+	}
+	memcpy(sum->entries, blk->entries, sizeof(sum->entries));
+	free(blk);
+	reset_sum_footer(sum, type);
+	slots_unaccount(sbi, segno);
+	cs->segno = segno;
+	cs->alloc_type = ALLOC_SSR;
+	cs->next_blkoff = next_free_blkoff(sbi, segno, 0);
+	sm->sentries[segno].type = type;
+	bit_set(sm->dirty_sit, segno);
+	atomic_fetch_add(&sbi->ctr->ssr_segments, 1);
+	return 0;
+}
+
+/* LFS: the log moves to a clean segment. */
+static void open_clean_segment(struct f2fs_sb_info *sbi, int type, unsigned int segno)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	struct curseg_info *cs = &sm->curseg[type];
+	struct f2fs_summary_block *sum = sm->sum_blk[type];
+
 	memset(sum->entries, 0, sizeof(sum->entries));
-	sum->footer.entry_type = type <= CURSEG_COLD_DATA ? SUM_TYPE_DATA : SUM_TYPE_NODE;
+	reset_sum_footer(sum, type);
 	cs->segno = segno;
 	cs->next_blkoff = 0;
-	cs->alloc_type = 0;	/* LFS */
+	cs->alloc_type = ALLOC_LFS;
 	if (sm->nr_free)
 		sm->nr_free--;
 	sm->sentries[segno].type = type;
 	bit_set(sm->dirty_sit, segno);
-	return 0;
+	atomic_fetch_add(&sbi->ctr->lfs_segments, 1);
+}
+
+/*
+ * The segment a log leaves becomes an ordinary one: an SSR candidate if it
+ * holds valid blocks, else prefree (its blocks back the checkpoint) or free.
+ */
+static void leave_curseg(struct f2fs_sb_info *sbi, unsigned int segno)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	struct seg_entry *se = &sm->sentries[segno];
+
+	if (is_curseg(sm, segno))
+		return;
+	if (!se->valid_blocks) {
+		if (se->ckpt_valid_blocks)
+			bit_set(sm->prefree, segno);
+		else if (!bit_test(sm->prefree, segno))
+			sm->nr_free++;
+	}
+	slots_account(sbi, segno);
+}
+
+/*
+ * The current segment of a type is full (or must move): file its summary
+ * and open the next one, as the kernel's allocate_segment_by_default does:
+ * a used segment by SSR when free segments run low, else a clean one, and
+ * SSR after all when no clean segment is left. force_lfs (after recovery)
+ * asks for a clean one whenever there is one.
+ */
+static int new_curseg(struct f2fs_sb_info *sbi, int type, bool force_lfs)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	struct curseg_info *cs = &sm->curseg[type];
+	unsigned int old = cs->segno, segno;
+	int ret;
+
+	ret = write_ssa_block(sbi, old, sm->sum_blk[type]);
+	if (ret)
+		return ret;
+	if (!force_lfs && need_ssr_locked(sbi) && get_ssr_segment(sbi, type, &segno)) {
+		ret = change_curseg(sbi, type, segno);
+	} else if (!find_free_segment(sbi, &segno)) {
+		open_clean_segment(sbi, type, segno);
+	} else if (!f2fs_lfs_mode(sbi) && get_ssr_segment(sbi, type, &segno)) {
+		ret = change_curseg(sbi, type, segno);
+	} else {
+		return -ENOSPC;
+	}
+	if (!ret)
+		leave_curseg(sbi, old);
+	return ret;
 }
 
 int f2fs_allocate_block(struct f2fs_sb_info *sbi, int type, const struct f2fs_summary *sum,
@@ -404,7 +707,8 @@ int f2fs_allocate_block(struct f2fs_sb_info *sbi, int type, const struct f2fs_su
 /*
  * Like the kernel, open the next segment as soon as one fills, so that the
  * address of the next free block (what node footers chain through for
- * roll-forward recovery) is known when a block is handed out.
+ * roll-forward recovery) is known when a block is handed out. In an SSR
+ * segment the next block is the next free slot.
  */
 int f2fs_allocate_block_next(struct f2fs_sb_info *sbi, int type, const struct f2fs_summary *sum,
 			     block_t *out, block_t *next)
@@ -416,28 +720,58 @@ int f2fs_allocate_block_next(struct f2fs_sb_info *sbi, int type, const struct f2
 
 	pthread_mutex_lock(&sm->lock);
 	if (cs->next_blkoff >= sbi->blocks_per_seg) {
-		ret = new_curseg(sbi, type);
+		ret = new_curseg(sbi, type, false);
 		if (ret)
 			goto out;
 	}
 	se = &sm->sentries[cs->segno];
-	*out = sbi->main_blkaddr + cs->segno * sbi->blocks_per_seg + cs->next_blkoff;
+	*out = seg_start(sbi, cs->segno) + cs->next_blkoff;
 	sm->sum_blk[type]->entries[cs->next_blkoff] = *sum;
 	f2fs_set_bit_msb(cs->next_blkoff, se->valid_map);
 	se->valid_blocks++;
+	/* a block written since the checkpoint is not reused before the next one */
+	if (!f2fs_test_bit(cs->next_blkoff, se->ckpt_valid_map)) {
+		f2fs_set_bit_msb(cs->next_blkoff, se->ckpt_valid_map);
+		se->ckpt_valid_blocks++;
+	}
 	se->type = type;
 	se->mtime = seg_mtime(sm);
 	bit_set(sm->dirty_sit, cs->segno);
-	cs->next_blkoff++;
 	sm->valid_blocks++;
+	if (cs->alloc_type == ALLOC_SSR) {
+		atomic_fetch_add(&sbi->ctr->ssr_blocks, 1);
+		cs->next_blkoff = next_free_blkoff(sbi, cs->segno, cs->next_blkoff + 1);
+	} else {
+		cs->next_blkoff++;
+	}
 	if (cs->next_blkoff >= sbi->blocks_per_seg)
-		new_curseg(sbi, type);	/* on failure the next allocation tries again */
+		new_curseg(sbi, type, false);	/* on failure the next allocation tries again */
 	if (next)
 		*next = cs->next_blkoff < sbi->blocks_per_seg ?
-			sbi->main_blkaddr + cs->segno * sbi->blocks_per_seg + cs->next_blkoff : 0;
+			seg_start(sbi, cs->segno) + cs->next_blkoff : 0;
 out:
 	pthread_mutex_unlock(&sm->lock);
 	return ret;
+}
+
+/*
+ * A checkpoint must not record a full current segment (fsck and the
+ * kernel's sanity checks reject next_blkoff == blocks_per_seg): move any
+ * log whose earlier move failed, or fail the checkpoint.
+ */
+int f2fs_fix_full_cursegs(struct f2fs_sb_info *sbi)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	int ret = 0;
+
+	pthread_mutex_lock(&sm->lock);
+	for (int i = 0; i < NR_CURSEG_TYPE && !ret; i++)
+		if (sm->curseg[i].next_blkoff >= sbi->blocks_per_seg)
+			ret = new_curseg(sbi, i, false);
+	pthread_mutex_unlock(&sm->lock);
+	if (ret)
+		return f2fs_error(sbi, -ret, "checkpoint: no segment left for a full log");
+	return 0;
 }
 
 void f2fs_invalidate_block(struct f2fs_sb_info *sbi, block_t blk)
@@ -453,12 +787,14 @@ void f2fs_invalidate_block(struct f2fs_sb_info *sbi, block_t blk)
 	pthread_mutex_lock(&sm->lock);
 	se = &sm->sentries[segno];
 	if (f2fs_test_bit(off, se->valid_map)) {
+		slots_unaccount(sbi, segno);
 		f2fs_clear_bit_msb(off, se->valid_map);
 		se->valid_blocks--;
 		sm->valid_blocks--;
 		bit_set(sm->dirty_sit, segno);
 		if (!se->valid_blocks && !is_curseg(sm, segno))
 			bit_set(sm->prefree, segno);
+		slots_account(sbi, segno);
 	}
 	pthread_mutex_unlock(&sm->lock);
 }
@@ -478,6 +814,48 @@ bool f2fs_block_is_valid(struct f2fs_sb_info *sbi, block_t blk)
 }
 
 /*
+ * As the kernel's f2fs_inplace_write_data checks: the old block is valid
+ * and lies in a data segment. Anything else would overwrite a block that
+ * is not this file's (or a node), so the caller writes out of place.
+ */
+bool f2fs_ipu_target_ok(struct f2fs_sb_info *sbi, block_t blk)
+{
+	unsigned int off, segno;
+	bool ok;
+
+	if (!f2fs_valid_main_blkaddr(sbi, blk))
+		return false;
+	segno = f2fs_segno(sbi, blk);
+	off = (blk - sbi->main_blkaddr) & (sbi->blocks_per_seg - 1);
+	pthread_mutex_lock(&sbi->sm.lock);
+	ok = f2fs_test_bit(off, sbi->sm.sentries[segno].valid_map) &&
+	     sbi->sm.sentries[segno].type <= CURSEG_COLD_DATA;
+	pthread_mutex_unlock(&sbi->sm.lock);
+	return ok;
+}
+
+unsigned int f2fs_utilization(struct f2fs_sb_info *sbi)
+{
+	uint64_t valid, user = sbi->sm.user_blocks;
+
+	pthread_mutex_lock(&sbi->sm.lock);
+	valid = sbi->sm.valid_blocks;
+	pthread_mutex_unlock(&sbi->sm.lock);
+	return user ? valid * 100 / user : 100;
+}
+
+void f2fs_log_room(struct f2fs_sb_info *sbi, struct f2fs_log_room *room)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+
+	pthread_mutex_lock(&sm->lock);
+	room->free_blocks = (uint64_t)sm->nr_free * sbi->blocks_per_seg;
+	room->data_slots = f2fs_lfs_mode(sbi) ? 0 : sm->ssr_slots[0];
+	room->node_slots = f2fs_lfs_mode(sbi) ? 0 : sm->ssr_slots[1];
+	pthread_mutex_unlock(&sm->lock);
+}
+
+/*
  * After a checkpoint, segments emptied since the previous one are free for
  * good and can be reused. Their discard waits: as the kernel's discard
  * thread, it goes out in idle time or at unmount, and a segment written
@@ -494,6 +872,7 @@ void f2fs_clear_prefree(struct f2fs_sb_info *sbi)
 			bit_set(sm->discard_pending, s);
 	memset(sbi->sm.prefree, 0, DIV_ROUND_UP(sbi->main_segs, 8));
 	sbi->sm.nr_free = f2fs_count_free_segments(sbi);
+	check_ssr_slots(sbi);
 	pthread_mutex_unlock(&sbi->sm.lock);
 }
 
@@ -581,6 +960,30 @@ static int write_sit_block(struct f2fs_sb_info *sbi, unsigned int sit_blk)
 	return 0;
 }
 
+/*
+ * What the SIT now says is what the checkpoint being written holds, as the
+ * kernel's seg_info_to_raw_sit copies cur_valid_map to ckpt_valid_map: the
+ * blocks freed since the last one become reusable by SSR. Nothing allocates
+ * between here and the checkpoint block (the caller holds the checkpoint
+ * lock), and a checkpoint that fails stops all writes.
+ */
+static void sync_ckpt_maps(struct f2fs_sb_info *sbi)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+
+	for (unsigned int s = 0; s < sbi->main_segs; s++) {
+		struct seg_entry *se = &sm->sentries[s];
+
+		if (!bit_test(sm->dirty_sit, s))
+			continue;
+		slots_unaccount(sbi, s);
+		memcpy(se->ckpt_valid_map, se->valid_map, SIT_VBLOCK_MAP_SIZE);
+		se->ckpt_valid_blocks = se->valid_blocks;
+		slots_account(sbi, s);
+	}
+	memset(sm->dirty_sit, 0, DIV_ROUND_UP(sbi->main_segs, 8));
+}
+
 int f2fs_flush_sit(struct f2fs_sb_info *sbi)
 {
 	struct f2fs_sm_info *sm = &sbi->sm;
@@ -602,7 +1005,7 @@ int f2fs_flush_sit(struct f2fs_sb_info *sbi)
 			}
 			get_seg_entry_raw(&sm->sentries[s], &j->sit_j.entries[i].se);
 		}
-		memset(sm->dirty_sit, 0, DIV_ROUND_UP(sbi->main_segs, 8));
+		sync_ckpt_maps(sbi);
 		return 0;
 	}
 	/* too many for the journal: empty it into the blocks and write them all */
@@ -621,7 +1024,7 @@ int f2fs_flush_sit(struct f2fs_sb_info *sbi)
 		if (dirty)
 			ret = write_sit_block(sbi, b);
 	}
-	memset(sm->dirty_sit, 0, DIV_ROUND_UP(sbi->main_segs, 8));
+	sync_ckpt_maps(sbi);
 	return ret;
 }
 
@@ -680,10 +1083,16 @@ int f2fs_claim_block(struct f2fs_sb_info *sbi, block_t blk, const struct f2fs_su
 		pthread_mutex_unlock(&sm->lock);
 		return f2fs_error(sbi, EFSCORRUPTED, "recovery: block %u is already in use", blk);
 	}
+	slots_unaccount(sbi, segno);
 	if (!se->valid_blocks && !is_curseg(sm, segno))
 		se->type = CURSEG_WARM_DATA;	/* a segment the crashed session opened */
 	f2fs_set_bit_msb(off, se->valid_map);
 	se->valid_blocks++;
+	if (!f2fs_test_bit(off, se->ckpt_valid_map)) {
+		f2fs_set_bit_msb(off, se->ckpt_valid_map);
+		se->ckpt_valid_blocks++;
+	}
+	slots_account(sbi, segno);
 	sm->valid_blocks++;
 	bit_set(sm->dirty_sit, segno);
 	ret = update_ssa_entry(sbi, segno, off, sum);
@@ -698,7 +1107,7 @@ int f2fs_move_all_cursegs(struct f2fs_sb_info *sbi)
 
 	pthread_mutex_lock(&sm->lock);
 	for (int i = 0; i < NR_CURSEG_TYPE && !ret; i++)
-		ret = new_curseg(sbi, i);
+		ret = new_curseg(sbi, i, true);
 	sm->nr_free = f2fs_count_free_segments(sbi);
 	pthread_mutex_unlock(&sm->lock);
 	return ret;

@@ -100,8 +100,9 @@ void uf2fs_print_info(struct uf2fs *fs, FILE *out)
 	fprintf(out, "\n  state             %s\n",
 		flags & CP_UMOUNT_FLAG ? "clean (unmounted)" : "not cleanly unmounted");
 	for (int i = 0; i < NR_CURSEG_TYPE; i++)
-		fprintf(out, "  curseg %-10s segment %u, next block %u\n", curseg_names[i],
-			sbi->sm.curseg[i].segno, sbi->sm.curseg[i].next_blkoff);
+		fprintf(out, "  curseg %-10s segment %u, next block %u%s\n", curseg_names[i],
+			sbi->sm.curseg[i].segno, sbi->sm.curseg[i].next_blkoff,
+			sbi->sm.curseg[i].alloc_type == ALLOC_SSR ? " (SSR)" : "");
 	fprintf(out, "  NAT journal       %u entries; SIT journal %u entries\n",
 		le16(sbi->nm.journal->n_nats),
 		le16(sbi->sm.sum_blk[CURSEG_COLD_DATA]->journal.n_sits));
@@ -212,6 +213,13 @@ size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size)
 	sprintf_append(&s, "  gc                 %llu segments, %llu data blocks moved\n",
 		       (unsigned long long)atomic_load(&c->gc_segments),
 		       (unsigned long long)atomic_load(&c->gc_blocks));
+	sprintf_append(&s, "  in-place (IPU)     %llu data blocks (ipu_policy 0x%x%s)\n",
+		       (unsigned long long)atomic_load(&c->ipu_blocks), sbi->sm.ipu_policy,
+		       f2fs_lfs_mode(sbi) ? ", mode=lfs" : "");
+	sprintf_append(&s, "  segments opened    %llu clean (LFS), %llu used (SSR, %llu blocks)\n",
+		       (unsigned long long)atomic_load(&c->lfs_segments),
+		       (unsigned long long)atomic_load(&c->ssr_segments),
+		       (unsigned long long)atomic_load(&c->ssr_blocks));
 	sprintf_append(&s, "reads\n");
 	sprintf_append(&s, "  calls              %llu, %.1f MiB\n",
 		       (unsigned long long)atomic_load(&c->read_calls),

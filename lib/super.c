@@ -262,6 +262,35 @@ void uf2fs_default_options(struct uf2fs_options *opts)
 	opts->backend = UF2FS_BACKEND_PSYNC;
 	opts->background_gc = -1;	/* on, as the kernel's background_gc=on */
 	opts->dontcache = -1;		/* off unless a front end asks */
+	opts->ipu_policy = -1;		/* the kernel's default, F2FS_IPU_FSYNC */
+}
+
+/*
+ * The IPU policy and its thresholds, as the kernel's build_segment_manager
+ * sets them, and its refusal of IPU in LFS mode. The kernel also switches
+ * volumes of up to 16 GiB (SMALL_VOLUME_SEGMENTS) to IPU_FORCE in
+ * f2fs_tuning_parameters; uf2fs keeps F2FS_IPU_FSYNC on every size so that
+ * a crash shows only checkpointed or fsync'd data (docs/decisions.md);
+ * ipu_policy=0x81 asks for the kernel's small-volume setting.
+ */
+static int set_ipu_policy(struct f2fs_sb_info *sbi)
+{
+	int pol = sbi->opts.ipu_policy;
+
+	sbi->sm.min_ipu_util = DEF_MIN_IPU_UTIL;
+	sbi->sm.min_fsync_blocks = DEF_MIN_FSYNC_BLOCKS;
+	if (pol >= 0 && (unsigned int)pol >= (1u << F2FS_IPU_MAX))
+		return f2fs_error(sbi, EINVAL, "ipu_policy 0x%x: unknown bits (at most 0x%x)",
+				  (unsigned int)pol, (1u << F2FS_IPU_MAX) - 1);
+	if (f2fs_lfs_mode(sbi)) {
+		if (pol > 0)
+			return f2fs_error(sbi, EINVAL, "mode=lfs is not compatible with IPU "
+					  "(ipu_policy 0x%x)", (unsigned int)pol);
+		sbi->sm.ipu_policy = 0;
+		return 0;
+	}
+	sbi->sm.ipu_policy = pol < 0 ? 1u << F2FS_IPU_FSYNC : (unsigned int)pol;
+	return 0;
 }
 
 /*
@@ -320,6 +349,9 @@ static int mount_steps(struct f2fs_sb_info *sbi)
 	if (ret)
 		return ret;
 	ret = f2fs_build_segment_manager(sbi);
+	if (ret)
+		return ret;
+	ret = set_ipu_policy(sbi);
 	if (ret)
 		return ret;
 	ret = f2fs_build_node_manager(sbi);

@@ -6,8 +6,11 @@
  *
  * Writeback walks an inode's dirty folios in index order and gives each
  * dirty block a new block from the current segment of its temperature
- * (out-of-place, as LFS requires), so a sequential file gets contiguous
- * blocks; runs of them go to the device as one request, up to max_io_bytes.
+ * (out of place), so a sequential file gets contiguous blocks; runs of them
+ * go to the device as one request, up to max_io_bytes. Where the kernel's
+ * in-place-update policy allows it (by default: an fsync of a few blocks),
+ * an overwrite goes to the block it already has instead: no allocation, no
+ * node, NAT or SIT change.
  * The writepages lock serializes allocation+submission per inode, which
  * keeps one file's blocks together under concurrent writers (seed 004).
  *
@@ -296,19 +299,104 @@ static size_t keep_whole_folios(struct f2fs_sb_info *sbi, struct folio **v, size
 	return m;
 }
 
+/// In place or out of place (the kernel's IPU policy, fs/f2fs/data.c) ///
+
+static bool is_quota_inode(struct f2fs_sb_info *sbi, const struct f2fs_inode_info *fi)
+{
+	for (int i = 0; i < F2FS_MAX_QUOTAS; i++)
+		if (le32(sbi->raw_super.qf_ino[i]) == fi->ino)
+			return true;
+	return false;
+}
+
+/*
+ * f2fs_should_update_outplace: what is never updated in place. A pinned
+ * file was checked when it was pinned. An image marked for fsck, LFS mode,
+ * directories and quota files (their blocks are the checkpoint's), and
+ * atomic writes (the commit must be all or nothing) always move. uf2fs
+ * writes no compressed cluster, so those never reach here with data.
+ */
+static bool must_update_outplace(struct f2fs_sb_info *sbi, const struct f2fs_inode_info *fi,
+				 unsigned int flags)
+{
+	if (fi->i_inline & F2FS_PIN_FILE)
+		return false;
+	if (le32(sbi->ckpt->ckpt_flags) & CP_FSCK_FLAG)
+		return true;
+	if (f2fs_lfs_mode(sbi) || S_ISDIR(fi->mode) || is_quota_inode(sbi, fi))
+		return true;
+	if (fi->atomic || (flags & WB_ATOMIC) || f2fs_is_compressed(fi))
+		return true;
+	return false;
+}
+
+/*
+ * f2fs_should_update_inplace with check_inplace_update_policy: pinned and
+ * cold files always (no fragmentation of what should stay put), then the
+ * policy bits. need_ipu is the kernel's FI_NEED_IPU: set for the writeback
+ * of an fdatasync, or of an fsync with at most min_fsync_blocks dirty.
+ */
+static bool may_update_inplace(struct f2fs_sb_info *sbi, const struct f2fs_inode_info *fi,
+			       bool need_ipu)
+{
+	unsigned int pol = sbi->sm.ipu_policy;
+	bool ssr = pol & ((1u << F2FS_IPU_SSR) | (1u << F2FS_IPU_SSR_UTIL)) ?
+		   f2fs_need_ssr(sbi) : false;
+	bool util = pol & ((1u << F2FS_IPU_UTIL) | (1u << F2FS_IPU_SSR_UTIL)) ?
+		    f2fs_utilization(sbi) > sbi->sm.min_ipu_util : false;
+
+	if ((fi->i_inline & F2FS_PIN_FILE) || (fi->i_advise & FADVISE_COLD_BIT))
+		return true;
+	if (pol & (1u << F2FS_IPU_FORCE))
+		return true;
+	if ((pol & (1u << F2FS_IPU_SSR)) && ssr)
+		return true;
+	if ((pol & (1u << F2FS_IPU_UTIL)) && util)
+		return true;
+	if ((pol & (1u << F2FS_IPU_SSR_UTIL)) && ssr && util)
+		return true;
+	return (pol & (1u << F2FS_IPU_FSYNC)) && need_ipu;
+}
+
+/* Dirty blocks below EOF: the kernel's get_dirty_pages for the fsync threshold. */
+static uint64_t count_dirty_blocks(struct folio **v, size_t n, uint64_t eof_blk)
+{
+	uint64_t cnt = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (unsigned int b = 0; b < folio_nr_blocks(v[i]); b++)
+			if (v[i]->index + b < eof_blk && block_dirty(v[i], b))
+				cnt++;
+	return cnt;
+}
+
+/*
+ * An overwrite goes in place when the policy allows and the block it has
+ * is a real, valid block of a data segment (anything else, a hole or a
+ * reservation included, needs a new block anyway).
+ */
+static bool write_in_place(struct f2fs_sb_info *sbi, block_t old)
+{
+	if (old == NULL_ADDR || old == NEW_ADDR || old == COMPRESS_ADDR)
+		return false;
+	return f2fs_ipu_target_ok(sbi, old);
+}
+
 /* Caller holds the inode exclusively (or the checkpoint lock exclusively). */
-static int writeback_folios(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, bool whole_only)
+int f2fs_writeback_inode_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			       unsigned int flags)
 {
 	uint64_t eof_blk = DIV_ROUND_UP(fi->size, F2FS_BLKSIZE);
 	struct dnode_of_data dn = { 0 };
-	uint64_t dn_start = 0;
+	uint64_t dn_start = 0, ipu_blocks = 0;
+	bool ipu, need_ipu = false;
 	struct wb_run *r;
 	struct folio **v;
 	size_t n;
 	int ret;
 
 	ret = folio_collect_dirty(sbi, MAP_DATA, fi->ino, &v, &n);
-	if (!ret && whole_only)
+	if (!ret && (flags & WB_WHOLE))
 		n = keep_whole_folios(sbi, v, n, eof_blk);
 	if (ret || !n) {
 		free(v);
@@ -321,6 +409,11 @@ static int writeback_folios(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi
 		free(v);
 		return -ENOMEM;
 	}
+	if (flags & WB_DATASYNC)
+		need_ipu = true;
+	else if (flags & WB_FSYNC)
+		need_ipu = count_dirty_blocks(v, n, eof_blk) <= sbi->sm.min_fsync_blocks;
+	ipu = !must_update_outplace(sbi, fi, flags) && may_update_inplace(sbi, fi, need_ipu);
 	qsort(v, n, sizeof(*v), cmp_folio_index);
 	pthread_mutex_lock(&sbi->writepages);
 	for (size_t i = 0; i < n && !ret; i++) {
@@ -343,15 +436,23 @@ static int writeback_folios(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi
 				dn_start = lblk;
 			}
 			struct dnode_of_data cur = dn;
+			block_t old;
 
 			cur.ofs = dn.ofs + (lblk - dn_start);
+			old = cur.addrs[cur.ofs];
 			zero_past_eof(fi, f, lblk, buf);
-			ret = write_one_block(sbi, fi, &cur, lblk, buf, r);
+			if (ipu && write_in_place(sbi, old)) {
+				ret = wb_add(sbi, r, buf, old);
+				ipu_blocks++;
+			} else {
+				ret = write_one_block(sbi, fi, &cur, lblk, buf, r);
+			}
 		}
 	}
 	if (!ret)
 		ret = wb_flush(sbi, r);
 	pthread_mutex_unlock(&sbi->writepages);
+	atomic_fetch_add(&sbi->ctr->ipu_blocks, ipu_blocks);
 	if (dn.folio)
 		folio_put(sbi, dn.folio);
 	for (size_t i = 0; i < n; i++) {
@@ -371,7 +472,7 @@ static int writeback_folios(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi
 
 int f2fs_writeback_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 {
-	return writeback_folios(sbi, fi, false);
+	return f2fs_writeback_inode_flags(sbi, fi, 0);
 }
 
 /*
@@ -384,7 +485,7 @@ int f2fs_writeback_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
  */
 int f2fs_writebehind_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 {
-	return writeback_folios(sbi, fi, true);
+	return f2fs_writeback_inode_flags(sbi, fi, WB_WHOLE);
 }
 
 static int cmp_u64(const void *a, const void *b)

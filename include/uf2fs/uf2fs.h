@@ -42,6 +42,13 @@ struct uf2fs_options {
 	 * kernel's page cache keeps the data anyway. 0 off, 1 on.
 	 */
 	int dontcache;
+	/*
+	 * mode=lfs: write only clean segments and never in place (the kernel's
+	 * mode=lfs); the default is the kernel's adaptive mode.
+	 */
+	bool mode_lfs;
+	/* The kernel's ipu_policy bits; -1: default (F2FS_IPU_FSYNC, 0x10) */
+	int ipu_policy;
 	/* RAM backend only: the image bytes (copied) */
 	const void *ram_image;
 	size_t ram_size;
@@ -206,6 +213,8 @@ bool uf2fs_test_power_is_cut(const struct uf2fs *fs);
 int uf2fs_test_persisted_image(struct uf2fs *fs, void **image, size_t *len);
 /* Drop the in-memory filesystem without writing anything (a crash). */
 void uf2fs_test_crash(struct uf2fs *fs);
+/* Disk address file block lblk maps to now (0 for a hole, NEW_ADDR if reserved). */
+int uf2fs_test_block_addr(struct uf2fs *fs, uint32_t ino, uint64_t lblk, uint32_t *addr);
 
 /* Private ioctl on the mount's root: the stats text. */
 #define UF2FS_IOC_STATS_SIZE	16000

@@ -11,7 +11,8 @@
  * read-only and verified once more. Scenarios whose files do not fit a flat
  * in-memory model (sparse files of TiBs) add their own checks to every phase.
  *
- * Env: UF2FS_TMPDIR/TMPDIR for the images, KEEP_TMP=1 keeps them.
+ * Env: UF2FS_TMPDIR/TMPDIR for the images, KEEP_TMP=1 keeps them, RW_TEST=glob
+ * runs only the scenarios whose function name matches.
  */
 #include "test_rw_common.h"
 
@@ -1523,6 +1524,274 @@ static void t_small_image(void **state)
 	end();
 }
 
+/* /// In-place updates and SSR (the kernel's IPU policy and slack space recycling) /// */
+
+/* A read-write mount with the space/placement options the tests vary. */
+static struct uf2fs *mount_with(const char *img, bool lfs, int ipu_policy)
+{
+	struct uf2fs_options o;
+	struct uf2fs *fs = NULL;
+	int ret;
+
+	uf2fs_default_options(&o);
+	o.device = img;
+	o.read_only = false;
+	o.mode_lfs = lfs;
+	o.ipu_policy = ipu_policy;
+	o.background_gc = 0;	/* the counters below must be the foreground's */
+	ret = uf2fs_mount(&o, &fs);
+	if (ret)
+		RW_FAIL("uf2fs_mount(%s, lfs %d, ipu_policy %d) = %d (%s): %s", img, lfs,
+			ipu_policy, ret, strerror(-ret), uf2fs_last_error(NULL));
+	return fs;
+}
+
+static uint32_t addr_of(const char *path, uint64_t lblk)
+{
+	uint32_t a = 0;
+
+	RW_OK(uf2fs_test_block_addr(FS, ino_of(path), lblk, &a));
+	return a;
+}
+
+/* The first number after label on its line of `uf2fs stats`. */
+static uint64_t stat_of(const char *label)
+{
+	static char buf[UF2FS_IOC_STATS_SIZE];
+	unsigned long long v = 0;
+	const char *p;
+
+	uf2fs_format_stats(FS, buf, sizeof(buf));
+	p = strstr(buf, label);
+	if (!p || sscanf(p + strlen(label), "%*[^0-9]%llu", &v) != 1)
+		RW_FAIL("stats have no number for '%s':\n%s", label, buf);
+	return v;
+}
+
+#define IPU_STAT "in-place (IPU)"
+#define SSR_STAT "clean (LFS),"
+#define GC_STAT "gc  "
+
+static void t_ipu_fsync(void **state)
+{
+	uint32_t f, a3, a5, a0, ipu;
+
+	begin("ipu_fsync");
+	f = rw_create(FS, M, "f", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "f", 0, 64 << 10, 1);
+	RW_OK(uf2fs_sync(FS));
+	a3 = addr_of("f", 3);
+	a5 = addr_of("f", 5);
+	ipu = stat_of(IPU_STAT);
+	/* fsync of a small overwrite: the block it has, no new one (F2FS_IPU_FSYNC) */
+	rw_write_pat(FS, M, "f", 3 * 4096 + 10, 100, 2);
+	RW_OK(uf2fs_fsync(FS, f, false));
+	if (addr_of("f", 3) != a3)
+		RW_FAIL("fsync'd 100-byte overwrite moved block 3 from %u to %u", a3,
+			addr_of("f", 3));
+	if (stat_of(IPU_STAT) != ipu + 1)
+		RW_FAIL("IPU counter %llu, want %llu", (unsigned long long)stat_of(IPU_STAT),
+			(unsigned long long)ipu + 1);
+	/* more than min_fsync_blocks (8) dirty: out of place, as the kernel */
+	rw_write_pat(FS, M, "f", 0, 12 * 4096, 3);
+	a0 = addr_of("f", 0);
+	RW_OK(uf2fs_fsync(FS, f, false));
+	if (addr_of("f", 0) == a0 || addr_of("f", 5) == a5)
+		RW_FAIL("fsync of 12 dirty blocks kept block 0 at %u / 5 at %u", a0, a5);
+	/* fdatasync: in place whatever the count */
+	a0 = addr_of("f", 0);
+	a5 = addr_of("f", 5);
+	rw_write_pat(FS, M, "f", 0, 12 * 4096, 4);
+	RW_OK(uf2fs_fsync(FS, f, true));
+	if (addr_of("f", 0) != a0 || addr_of("f", 5) != a5)
+		RW_FAIL("fdatasync'd overwrite moved blocks 0 and 5");
+	/* a checkpoint's writeback stays out of place under the default policy */
+	rw_write_pat(FS, M, "f", 5 * 4096, 4096, 5);
+	RW_OK(uf2fs_sync(FS));
+	if (addr_of("f", 5) == a5)
+		RW_FAIL("checkpoint writeback overwrote block 5 in place");
+	/* a hole never goes in place; an append neither */
+	rw_write_pat(FS, M, "f", 100 << 10, 4096, 6);
+	RW_OK(uf2fs_fsync(FS, f, false));
+	if (!addr_of("f", 25))
+		RW_FAIL("fsync'd append has no block");
+	/* power loss right after an in-place fsync: roll-forward keeps it */
+	a3 = addr_of("f", 3);
+	rw_write_pat(FS, M, "f", 3 * 4096, 4096, 7);
+	rw_write_pat(FS, M, "f", 64 << 10, 3000, 8);	/* and the size grows */
+	RW_OK(uf2fs_fsync(FS, f, false));
+	if (addr_of("f", 3) != a3)
+		RW_FAIL("second in-place fsync moved block 3");
+	uf2fs_test_crash(FS);
+	FS = rw_mount(C.img, false);
+	verify_phase("after a crash past an in-place fsync");
+	if (addr_of("f", 3) != a3)
+		RW_FAIL("recovery moved block 3 from %u to %u", a3, addr_of("f", 3));
+	end();
+}
+
+/* mode=lfs and ipu_policy=0 never write in place; ipu_policy=1 (force) always. */
+static void t_ipu_modes(void **state)
+{
+	uint32_t f, a;
+
+	begin("ipu_modes");
+	f = rw_create(FS, M, "f", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "f", 0, 32 << 10, 1);
+	rw_unmount(FS);
+	FS = mount_with(C.img, true, -1);
+	a = addr_of("f", 2);
+	rw_write_pat(FS, M, "f", 2 * 4096, 10, 2);
+	RW_OK(uf2fs_fsync(FS, f, true));
+	if (addr_of("f", 2) == a || stat_of(IPU_STAT))
+		RW_FAIL("mode=lfs wrote in place");
+	rw_unmount(FS);
+	FS = mount_with(C.img, false, 0);
+	a = addr_of("f", 2);
+	rw_write_pat(FS, M, "f", 2 * 4096, 10, 3);
+	RW_OK(uf2fs_fsync(FS, f, true));
+	if (addr_of("f", 2) == a || stat_of(IPU_STAT))
+		RW_FAIL("ipu_policy=0 wrote in place");
+	rw_unmount(FS);
+	FS = mount_with(C.img, false, 1);
+	a = addr_of("f", 2);
+	rw_write_pat(FS, M, "f", 0, 32 << 10, 4);
+	RW_OK(uf2fs_sync(FS));
+	if (addr_of("f", 2) != a || stat_of(IPU_STAT) != 8)
+		RW_FAIL("ipu_policy=1 (force): block 2 at %u, was %u; %llu in place, want 8",
+			addr_of("f", 2), a, (unsigned long long)stat_of(IPU_STAT));
+	/* the kernel refuses IPU in LFS mode */
+	{
+		struct uf2fs_options o;
+		struct uf2fs *fs2 = NULL;
+
+		rw_unmount(FS);
+		uf2fs_default_options(&o);
+		o.device = C.img;
+		o.read_only = false;
+		o.mode_lfs = true;
+		o.ipu_policy = 0x10;
+		o.quiet = true;
+		RW_EXPECT(uf2fs_mount(&o, &fs2), -EINVAL);
+		FS = rw_mount(C.img, false);
+	}
+	end();
+}
+
+/*
+ * A 64 MiB image nearly full, every other file deleted: new files go into
+ * the freed slots of used segments (SSR) instead of needing clean segments
+ * made by garbage collection.
+ */
+static void t_ssr_near_full(void **state)
+{
+	struct statvfs st;
+	uint64_t files, ssr, gc;
+	char p[64];
+
+	begin_feat("ssr_near_full", RW_FEATURES_DEFAULT, 64);
+	rw_unmount(FS);
+	FS = mount_with(C.img, false, -1);
+	RW_OK(uf2fs_statfs(FS, &st));
+	files = st.f_bfree * 85 / 100 / 64;	/* 256 KiB each */
+	for (uint64_t i = 0; i < files; i++) {
+		snprintf(p, sizeof(p), "f%" PRIu64, i);
+		rw_create(FS, M, p, S_IFREG | 0644, 0, NULL);
+		rw_write_pat(FS, M, p, 0, 256 << 10, 100 + i);
+	}
+	RW_OK(uf2fs_sync(FS));
+	for (uint64_t i = 0; i < files; i += 2) {
+		snprintf(p, sizeof(p), "f%" PRIu64, i);
+		RW_OK(uf2fs_unlink(FS, uf2fs_root_ino(FS), NAME(p)));
+		model_del(M, p);
+	}
+	RW_OK(uf2fs_sync(FS));
+	ssr = stat_of(SSR_STAT);
+	gc = stat_of(GC_STAT);
+	for (uint64_t i = 0; i < files / 2; i++) {
+		snprintf(p, sizeof(p), "g%" PRIu64, i);
+		rw_create(FS, M, p, S_IFREG | 0644, 0, NULL);
+		rw_write_pat(FS, M, p, 0, 200 << 10, 1000 + i);
+		if (i % 8 == 7)
+			RW_OK(uf2fs_sync(FS));
+	}
+	RW_OK(uf2fs_sync(FS));
+	if (stat_of(SSR_STAT) <= ssr)
+		RW_FAIL("no SSR segment was used (%llu before, %llu after)",
+			(unsigned long long)ssr, (unsigned long long)stat_of(SSR_STAT));
+	if (stat_of(GC_STAT) != gc)
+		RW_FAIL("garbage collection ran (%llu segments before, %llu after)",
+			(unsigned long long)gc, (unsigned long long)stat_of(GC_STAT));
+	remount_rw();
+	verify_phase("rw remount after SSR");
+	end();
+}
+
+/* Append to path in chunks until ENOSPC; returns the bytes written. */
+static uint64_t fill_file(const char *path, size_t chunk, uint64_t seed)
+{
+	struct mnode *n = model_get(M, path);
+	uint32_t ino = ino_of(path);
+	uint8_t *buf = malloc(chunk);
+	uint64_t off = n->size, done = 0;
+
+	assert_non_null(buf);
+	for (;;) {
+		ssize_t w;
+
+		rw_fill(buf, chunk, seed++);
+		w = uf2fs_write(FS, ino, buf, chunk, off);
+		if (w == -ENOSPC)
+			break;
+		if (w <= 0)
+			RW_FAIL("write(%s, %zu at %" PRIu64 ") = %zd", path, chunk, off, w);
+		mnode_write(n, off, buf, w);
+		off += w;
+		done += w;
+	}
+	free(buf);
+	return done;
+}
+
+/*
+ * A 64 MiB image takes nearly what statfs says is free (the kernel's user
+ * block budget), not only what is left after the reserved segments.
+ */
+static void t_fill_small(void **state)
+{
+	struct statvfs st, end_st;
+	uint64_t free_bytes, done;
+
+	begin_feat("fill_small", RW_FEATURES_DEFAULT, 64);
+	RW_OK(uf2fs_statfs(FS, &st));
+	free_bytes = (uint64_t)st.f_bfree * st.f_frsize;
+	rw_create(FS, M, "big", S_IFREG | 0644, 0, NULL);
+	done = fill_file("big", 256 << 10, 1);
+	rw_create(FS, M, "tail", S_IFREG | 0644, 0, NULL);
+	done += fill_file("tail", 4096, 5000);
+	RW_OK(uf2fs_sync(FS));
+	RW_OK(uf2fs_statfs(FS, &end_st));
+	if (done < free_bytes * 95 / 100)
+		RW_FAIL("wrote %llu of %llu free bytes (%.1f%%) before ENOSPC",
+			(unsigned long long)done, (unsigned long long)free_bytes,
+			100.0 * done / free_bytes);
+	print_message("  filled %.1f%% of the %llu free bytes; statfs now %llu blocks free\n",
+		      100.0 * done / free_bytes, (unsigned long long)free_bytes,
+		      (unsigned long long)end_st.f_bfree);
+	/* full, the space comes back: delete and fill again */
+	remount_rw();
+	verify_phase("full, rw remount");
+	RW_OK(uf2fs_unlink(FS, uf2fs_root_ino(FS), NAME("big")));
+	model_del(M, "big");
+	RW_OK(uf2fs_sync(FS));
+	rw_create(FS, M, "again", S_IFREG | 0644, 0, NULL);
+	done = fill_file("again", 64 << 10, 9000);
+	if (done < free_bytes * 80 / 100)
+		RW_FAIL("after deleting the big file only %llu bytes fit again",
+			(unsigned long long)done);
+	end();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1552,6 +1821,10 @@ int main(void)
 		cmocka_unit_test(t_features_none),
 		cmocka_unit_test(t_features_more),
 		cmocka_unit_test(t_small_image),
+		cmocka_unit_test(t_ipu_fsync),
+		cmocka_unit_test(t_ipu_modes),
+		cmocka_unit_test(t_ssr_near_full),
+		cmocka_unit_test(t_fill_small),
 	};
 	int failures;
 
@@ -1560,6 +1833,9 @@ int main(void)
 		return 77;
 	}
 	rw_tmp_init("rw-api");
+	/* RW_TEST=t_fill_small (a glob) runs only the matching scenarios */
+	if (getenv("RW_TEST"))
+		cmocka_set_test_filter(getenv("RW_TEST"));
 	failures = cmocka_run_group_tests(tests, NULL, NULL);
 	rw_tmp_done(failures);
 	return failures ? 1 : 0;
