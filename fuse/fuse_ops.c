@@ -76,6 +76,10 @@ static void fuse_want(struct fuse_conn_info *conn, unsigned int cap)
  * - CACHE_SYMLINKS: targets never change under us, so the page cache keeps
  *   them, except under direct_io where uf2fs's cache is the one measured.
  * - ATOMIC_O_TRUNC: open(O_TRUNC) is one OPEN instead of SETATTR and OPEN.
+ * - EXPORT_SUPPORT: open_by_handle_at(2) and NFS export. A handle is the node
+ *   id (the f2fs ino, stable across mounts) and i_generation; for an inode it
+ *   has forgotten the kernel looks up "." in that node id, and ".." for a
+ *   directory's parent (fuse_op_lookup).
  * - WRITEBACK_CACHE, with -o writeback_cache on a read-write mount only: the
  *   kernel keeps dirty pages and sends them in large WRITEs, and trusts its
  *   own mtime, ctime and size. Off by default: data then reaches uf2fs at
@@ -105,6 +109,7 @@ void fuse_op_init(void *userdata, struct fuse_conn_info *conn)
 	fuse_want(conn, FUSE_CAP_PARALLEL_DIROPS);
 	fuse_want(conn, FUSE_CAP_IOCTL_DIR);
 	fuse_want(conn, FUSE_CAP_ATOMIC_O_TRUNC);
+	fuse_want(conn, FUSE_CAP_EXPORT_SUPPORT);
 	if (!u->direct_io)
 		fuse_want(conn, FUSE_CAP_CACHE_SYMLINKS);
 	conn->want &= ~(FUSE_CAP_AUTO_INVAL_DATA | FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE |
@@ -171,23 +176,53 @@ void fuse_uf2fs_stat(const struct uf2fs_attr *attr, struct stat *st)
 	st->st_ctim = attr->ctime;
 }
 
+/* The entry for attributes at hand: node id, generation (for handles), stat. */
+static void fuse_entry_fill(struct fuse_uf2fs *u, const struct uf2fs_attr *attr,
+			    struct fuse_entry_param *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->ino = fuse_ino_from_f2fs(u, attr->ino);
+	e->generation = attr->generation;
+	fuse_uf2fs_stat(attr, &e->attr);
+	e->attr_timeout = u->timeout;
+	e->entry_timeout = u->timeout;
+}
+
 int fuse_uf2fs_entry(struct fuse_uf2fs *u, uint32_t ino, struct fuse_entry_param *e)
 {
 	struct uf2fs_attr attr;
 	int ret;
 
-	memset(e, 0, sizeof(*e));
-	e->ino = fuse_ino_from_f2fs(u, ino);
-	if (!e->ino)
+	if (!fuse_ino_from_f2fs(u, ino))
 		return -EIO;
 	ret = uf2fs_getattr(u->fs, ino, &attr);
 	if (ret < 0)
 		return ret;
-	e->generation = attr.generation;
-	fuse_uf2fs_stat(&attr, &e->attr);
-	e->attr_timeout = u->timeout;
-	e->entry_timeout = u->timeout;
+	fuse_entry_fill(u, &attr, e);
 	return 0;
+}
+
+/*
+ * LOOKUP of "." comes only from the export code (fuse_get_dentry): a file
+ * handle names node id "parent", which the kernel has forgotten. Any number
+ * may come in, the inode may be gone since, and the number reused: the
+ * library answers ESTALE for what is no inode in use (the kernel's answer to
+ * the caller too), and the kernel compares our generation with the handle's.
+ */
+static void fuse_lookup_self(fuse_req_t req, struct fuse_uf2fs *u, fuse_ino_t nodeid)
+{
+	uint32_t ino = fuse_ino_to_f2fs(u, nodeid);
+	struct fuse_entry_param e;
+	struct uf2fs_attr attr;
+	/* f2fs ino 1 (no node id) is the node inode: uf2fs_getattr_by_handle refuses it */
+	int ret = uf2fs_getattr_by_handle(u->fs, ino, &attr);
+
+	if (ret < 0) {
+		fuse_op_error(req, ret);
+		return;
+	}
+	fuse_entry_fill(u, &attr, &e);
+	fuse_reply_entry(req, &e);
 }
 
 void fuse_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -202,6 +237,15 @@ void fuse_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, ENAMETOOLONG);
 		return;
 	}
+	if (!strcmp(name, ".")) {
+		fuse_lookup_self(req, u, parent);
+		return;
+	}
+	/*
+	 * ".." (fuse_get_parent, for a directory's handle) is the directory's
+	 * own ".." entry, as f2fs_get_parent reads it; not i_pino, which a
+	 * hard-linked file cannot keep right. The root's is the root.
+	 */
 	ret = uf2fs_lookup(u->fs, fuse_ino_to_f2fs(u, parent), name, len, &ino);
 	if (ret == -ENOENT) {
 		/* A negative entry: the kernel caches the miss for the timeout. */

@@ -87,6 +87,13 @@ int uf2fs_lookup(struct uf2fs *fs, uint32_t dir, const char *name, size_t len, u
  * with uf2fs_lookup). uf2fs_lookup takes no reference: forget is advisory. */
 int uf2fs_resolve(struct uf2fs *fs, const char *path, uint32_t *ino);
 int uf2fs_getattr(struct uf2fs *fs, uint32_t ino, struct uf2fs_attr *attr);
+/*
+ * getattr of an inode known only by number, from a file handle: -ESTALE
+ * unless ino is an inode in use (linked, not freed), without the corruption
+ * messages a bad number would give elsewhere. The caller compares the
+ * generation.
+ */
+int uf2fs_getattr_by_handle(struct uf2fs *fs, uint32_t ino, struct uf2fs_attr *attr);
 /* Entries from pos onwards, including "." and ".."; pos 0 starts the walk. */
 int uf2fs_readdir(struct uf2fs *fs, uint32_t dir, uint64_t pos, uf2fs_filldir_t fill, void *arg);
 
