@@ -578,6 +578,9 @@ static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a
 		if (valid & ~UF2FS_SET_SIZE)
 			apply_times(fi, a, valid);
 		f2fs_mark_inode_dirty(sbi, fi);
+		/* as f2fs_setattr: an access ACL follows the new mode (FUSE leaves it to us) */
+		if (valid & UF2FS_SET_MODE)
+			ret = f2fs_acl_chmod(sbi, fi);
 		if (out)
 			fill_attr(fi, out);
 	}
