@@ -20,7 +20,8 @@
 	"    cache_size=SIZE        folio cache limit; K, M, G or T suffix (binary)\n" \
 	"    backend=psync|uring    device I/O backend\n" \
 	"    checkpoint_interval=S  seconds between background checkpoints (rw)\n" \
-	"    background_gc=on|off   background garbage collection (rw)\n"
+	"    background_gc=on|off   background garbage collection (rw)\n" \
+	"    acl, noacl             POSIX ACLs: inherited and enforced (default acl)\n"
 
 /* A byte count with an optional K/M/G/T (binary) suffix, e.g. "64M". */
 int cli_parse_size(const char *str, uint64_t *out);

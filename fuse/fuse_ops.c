@@ -80,6 +80,14 @@ static void fuse_want(struct fuse_conn_info *conn, unsigned int cap)
  *   id (the f2fs ino, stable across mounts) and i_generation; for an inode it
  *   has forgotten the kernel looks up "." in that node id, and ".." for a
  *   directory's parent (fuse_op_lookup).
+ * - POSIX_ACL with DONT_MASK, unless -o noacl (and only where the kernel
+ *   checks permissions, see want_acl): the kernel enforces ACLs, fetching
+ *   them with GETXATTR and caching them per inode; everything else is ours.
+ *   The library inherits the parent's default ACL on create, applies the
+ *   umask the kernel no longer applies when there is none (DONT_MASK, so
+ *   that a default ACL is not masked by the umask as well), keeps the mode in
+ *   step when an access ACL is set, and the ACL in step on chmod, as Linux
+ *   f2fs does: the kernel's FUSE code does none of these.
  * - WRITEBACK_CACHE, with -o writeback_cache on a read-write mount only: the
  *   kernel keeps dirty pages and sends them in large WRITEs, and trusts its
  *   own mtime, ctime and size. Off by default: data then reaches uf2fs at
@@ -96,8 +104,9 @@ static void fuse_want(struct fuse_conn_info *conn, unsigned int cap)
  * - SPLICE_*: reads are answered from a plain buffer (fuse_reply_buf); splice
  *   only pays with fd-backed replies (fuse_reply_data). To measure later.
  * -o options that libfuse parses (async_read, max_readahead=, ...) apply
- * next, so the user can override most of this; the two above that decide
- * correctness are applied last.
+ * next, so the user can override most of this; the ones above that decide
+ * correctness (WRITEBACK_CACHE, HANDLE_KILLPRIV, POSIX_ACL, DONT_MASK) are
+ * applied last.
  */
 void fuse_op_init(void *userdata, struct fuse_conn_info *conn)
 {
@@ -122,9 +131,14 @@ void fuse_op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->max_readahead = FUSE_UF2FS_MAX_READAHEAD;
 	if (u->conn_opts)
 		fuse_apply_conn_info_opts(u->conn_opts, conn);
-	conn->want &= ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_HANDLE_KILLPRIV);
+	conn->want &= ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_HANDLE_KILLPRIV | FUSE_CAP_POSIX_ACL |
+			FUSE_CAP_DONT_MASK);
 	if (u->writeback_cache && u->mounted_rw)
 		fuse_want(conn, FUSE_CAP_WRITEBACK_CACHE);
+	/* Without DONT_MASK the kernel would mask modes that a default ACL decides. */
+	if (u->want_acl && (conn->capable & FUSE_CAP_POSIX_ACL) &&
+	    (conn->capable & FUSE_CAP_DONT_MASK))
+		conn->want |= FUSE_CAP_POSIX_ACL | FUSE_CAP_DONT_MASK;
 }
 
 /*

@@ -37,6 +37,7 @@ struct fuse_uf2fs {
 	bool mounted_rw;		/* the library opened the image read-write */
 	bool direct_io;			/* bypass the kernel page cache */
 	bool writeback_cache;		/* -o writeback_cache: the kernel batches writes */
+	bool want_acl;			/* ask the kernel to enforce POSIX ACLs (fuse_op_init) */
 	double timeout;			/* entry and attr validity, seconds */
 	struct fuse_conn_info_opts *conn_opts;	/* -o async_read etc., applied in init */
 	pthread_mutex_t shutdown_lock;	/* destroy and the main thread may race */
