@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Parsing of the library's -o options (max_folio_order, cache_size, backend,
- * checkpoint_interval, background_gc, mode, ipu_policy) into struct
- * uf2fs_options, and the one
+ * checkpoint_interval, background_gc, dontcache, mode, ipu_policy, acl) into
+ * struct uf2fs_options, and the one
  * way every front end mounts an image. The FUSE front end calls
  * cli_apply_lib_option() for each -o option it sees, so both front ends
  * accept exactly the same keys and values, and report bad values the same way.
@@ -172,6 +172,11 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 		return cli_parse_mode(opts, val);
 	if (klen == 10 && !strncmp(opt, "ipu_policy", klen))
 		return cli_parse_ipu_policy(opts, val);
+	/* As f2fs's mount options; acl is the default there too. */
+	if (!strcmp(opt, "acl") || !strcmp(opt, "noacl")) {
+		opts->noacl = opt[0] == 'n';
+		return 1;
+	}
 	return 0;
 }
 

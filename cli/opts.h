@@ -22,7 +22,8 @@
 	"    checkpoint_interval=S  seconds between background checkpoints (rw)\n" \
 	"    background_gc=on|off   background garbage collection (rw)\n" \
 	"    dontcache=on|off       drop data folios once read or written back\n" \
-	"                           (mount default: on unless direct_io)\n"
+	"                           (mount default: on unless direct_io)\n" \
+	"    acl, noacl             POSIX ACLs: inherited and enforced (default acl)\n"
 
 /* A byte count with an optional K/M/G/T (binary) suffix, e.g. "64M". */
 int cli_parse_size(const char *str, uint64_t *out);

@@ -615,6 +615,13 @@ static int fuse_daemon_start(struct fuse_cl *cl, struct fuse_args *args)
 		.direct_io = cl->direct_io,
 		.writeback_cache = cl->writeback_cache,
 		.want_killpriv_v2 = cl->killpriv_v2,
+		/*
+		 * FUSE_POSIX_ACL turns default_permissions on, which a read-only
+		 * mount without allow_other leaves off (see fuse_cl_default_opts):
+		 * ACLs are enforced wherever the kernel checks permissions anyway.
+		 */
+		.want_acl = !cl->lib.noacl && (!cl->lib.read_only || cl->allow_other ||
+					       cl->has_default_permissions),
 		.timeout = cl->direct_io ? FUSE_DIRECT_TIMEOUT : FUSE_CACHED_TIMEOUT,
 		.shutdown_lock = PTHREAD_MUTEX_INITIALIZER,
 	};

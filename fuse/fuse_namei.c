@@ -2,7 +2,8 @@
 /*
  * Namespace ops that change the image: create, mknod, mkdir, symlink, link,
  * unlink, rmdir and rename. Each is a translation to the library's namei
- * calls; the library keeps nlink, ctime, mtime and setgid inheritance.
+ * calls; the library keeps nlink, ctime, mtime, setgid inheritance, and the
+ * umask and default ACL inheritance of new inodes (fuse_namei_args).
  *
  * Permission bits and sticky directories are the kernel's (rw mounts always
  * carry default_permissions); the caller's uid and gid come from the request
@@ -52,41 +53,60 @@ static void fuse_namei_reply_entry(fuse_req_t req, struct fuse_uf2fs *u, int ret
 		fuse_reply_entry(req, &e);
 }
 
+/*
+ * The creation arguments from the request: the caller's ids and umask. The
+ * kernel applies the umask itself unless DONT_MASK was negotiated (with
+ * POSIX_ACL); the library applies it when the parent has no default ACL,
+ * which is the same mask again in the first case.
+ */
+static struct uf2fs_create_args fuse_namei_args(fuse_req_t req, mode_t mode)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+
+	return (struct uf2fs_create_args){
+		.mode = mode, .uid = ctx->uid, .gid = ctx->gid, .umask = ctx->umask & 0777,
+	};
+}
+
 void fuse_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
 		   dev_t rdev)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct uf2fs_create_args a = fuse_namei_args(req, mode);
 	uint32_t ino = 0;
 	size_t len;
 	int ret;
 
 	if (!fuse_namei_begin(req, u, name, &len))
 		return;
-	ret = uf2fs_mknod(u->fs, fuse_ino_to_f2fs(u, parent), name, len, mode, ctx->uid,
-			  ctx->gid, rdev, &ino);
+	/* S_IFDIR and S_IFLNK come as their own requests */
+	if (S_ISDIR(mode) || S_ISLNK(mode)) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	a.rdev = rdev;
+	ret = uf2fs_create(u->fs, fuse_ino_to_f2fs(u, parent), name, len, &a, &ino);
 	fuse_namei_reply_entry(req, u, ret, ino);
 }
 
 void fuse_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct uf2fs_create_args a = fuse_namei_args(req, S_IFDIR | (mode & 07777));
 	uint32_t ino = 0;
 	size_t len;
 	int ret;
 
 	if (!fuse_namei_begin(req, u, name, &len))
 		return;
-	ret = uf2fs_mkdir(u->fs, fuse_ino_to_f2fs(u, parent), name, len, mode & 07777,
-			  ctx->uid, ctx->gid, &ino);
+	ret = uf2fs_create(u->fs, fuse_ino_to_f2fs(u, parent), name, len, &a, &ino);
 	fuse_namei_reply_entry(req, u, ret, ino);
 }
 
 void fuse_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct uf2fs_create_args a = fuse_namei_args(req, S_IFLNK | 0777);
 	uint32_t ino = 0;
 	size_t len;
 	int ret;
@@ -98,8 +118,8 @@ void fuse_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const 
 		fuse_reply_err(req, ENAMETOOLONG);
 		return;
 	}
-	ret = uf2fs_symlink(u->fs, fuse_ino_to_f2fs(u, parent), name, len, link, ctx->uid,
-			    ctx->gid, &ino);
+	a.target = link;
+	ret = uf2fs_create(u->fs, fuse_ino_to_f2fs(u, parent), name, len, &a, &ino);
 	fuse_namei_reply_entry(req, u, ret, ino);
 }
 
@@ -170,7 +190,8 @@ void fuse_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t 
 		    struct fuse_file_info *fi)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct uf2fs_create_args a = fuse_namei_args(req, (mode & S_IFMT) ? mode :
+						     S_IFREG | mode);
 	struct fuse_entry_param e;
 	uint32_t ino = 0;
 	size_t len;
@@ -178,10 +199,11 @@ void fuse_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t 
 
 	if (!fuse_namei_begin(req, u, name, &len))
 		return;
-	if (!(mode & S_IFMT))
-		mode |= S_IFREG;
-	ret = uf2fs_mknod(u->fs, fuse_ino_to_f2fs(u, parent), name, len, mode, ctx->uid,
-			  ctx->gid, 0, &ino);
+	if (!S_ISREG(a.mode)) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	ret = uf2fs_create(u->fs, fuse_ino_to_f2fs(u, parent), name, len, &a, &ino);
 	if (ret == 0)
 		ret = fuse_uf2fs_entry(u, ino, &e);
 	if (ret == 0)

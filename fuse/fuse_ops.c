@@ -76,24 +76,36 @@ static void fuse_want(struct fuse_conn_info *conn, unsigned int cap)
  * - CACHE_SYMLINKS: targets never change under us, so the page cache keeps
  *   them, except under direct_io where uf2fs's cache is the one measured.
  * - ATOMIC_O_TRUNC: open(O_TRUNC) is one OPEN instead of SETATTR and OPEN.
+ * - EXPORT_SUPPORT: open_by_handle_at(2) and NFS export. A handle is the node
+ *   id (the f2fs ino, stable across mounts) and i_generation; for an inode it
+ *   has forgotten the kernel looks up "." in that node id, and ".." for a
+ *   directory's parent (fuse_op_lookup).
+ * - POSIX_ACL with DONT_MASK, unless -o noacl (and only where the kernel
+ *   checks permissions, see want_acl): the kernel enforces ACLs, fetching
+ *   them with GETXATTR and caching them per inode; everything else is ours.
+ *   The library inherits the parent's default ACL on create, applies the
+ *   umask the kernel no longer applies when there is none (DONT_MASK, so
+ *   that a default ACL is not masked by the umask as well), keeps the mode in
+ *   step when an access ACL is set, and the ACL in step on chmod, as Linux
+ *   f2fs does: the kernel's FUSE code does none of these.
  * - WRITEBACK_CACHE, with -o writeback_cache on a read-write mount only: the
  *   kernel keeps dirty pages and sends them in large WRITEs, and trusts its
  *   own mtime, ctime and size. Off by default: data then reaches uf2fs at
  *   write(2), and only a shared mmap leaves dirty pages in the kernel (which
  *   a SIGTERM flushes before the final checkpoint: fuse_daemon_flush).
  * Left off:
- * - HANDLE_KILLPRIV (libfuse turns it on by default): with it the kernel
- *   leaves clearing setuid/setgid on write, truncate and chown to us, but
- *   only it knows whether the caller has CAP_FSETID. Off, it sends a SETATTR
- *   with the new mode, exactly when one is due. See fuse_write.c for why the
- *   security.capability probe before each write stays either way.
+ * - HANDLE_KILLPRIV (v1, libfuse turns it on by default): with it the kernel
+ *   leaves clearing setuid/setgid to us without telling us whether the
+ *   caller has CAP_FSETID. V2 does tell, per request, and is negotiated
+ *   below libfuse (fuse_killpriv.c); see fuse_write.c.
  * - AUTO_INVAL_DATA: nothing changes the image behind the kernel, so checking
  *   mtime on every cached read would only cost GETATTRs.
  * - SPLICE_*: reads are answered from a plain buffer (fuse_reply_buf); splice
  *   only pays with fd-backed replies (fuse_reply_data). To measure later.
  * -o options that libfuse parses (async_read, max_readahead=, ...) apply
- * next, so the user can override most of this; the two above that decide
- * correctness are applied last.
+ * next, so the user can override most of this; the ones above that decide
+ * correctness (WRITEBACK_CACHE, HANDLE_KILLPRIV, POSIX_ACL, DONT_MASK) are
+ * applied last.
  */
 void fuse_op_init(void *userdata, struct fuse_conn_info *conn)
 {
@@ -105,6 +117,7 @@ void fuse_op_init(void *userdata, struct fuse_conn_info *conn)
 	fuse_want(conn, FUSE_CAP_PARALLEL_DIROPS);
 	fuse_want(conn, FUSE_CAP_IOCTL_DIR);
 	fuse_want(conn, FUSE_CAP_ATOMIC_O_TRUNC);
+	fuse_want(conn, FUSE_CAP_EXPORT_SUPPORT);
 	if (!u->direct_io)
 		fuse_want(conn, FUSE_CAP_CACHE_SYMLINKS);
 	conn->want &= ~(FUSE_CAP_AUTO_INVAL_DATA | FUSE_CAP_SPLICE_WRITE | FUSE_CAP_SPLICE_MOVE |
@@ -117,9 +130,14 @@ void fuse_op_init(void *userdata, struct fuse_conn_info *conn)
 	conn->max_readahead = FUSE_UF2FS_MAX_READAHEAD;
 	if (u->conn_opts)
 		fuse_apply_conn_info_opts(u->conn_opts, conn);
-	conn->want &= ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_HANDLE_KILLPRIV);
+	conn->want &= ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_HANDLE_KILLPRIV | FUSE_CAP_POSIX_ACL |
+			FUSE_CAP_DONT_MASK);
 	if (u->writeback_cache && u->mounted_rw)
 		fuse_want(conn, FUSE_CAP_WRITEBACK_CACHE);
+	/* Without DONT_MASK the kernel would mask modes that a default ACL decides. */
+	if (u->want_acl && (conn->capable & FUSE_CAP_POSIX_ACL) &&
+	    (conn->capable & FUSE_CAP_DONT_MASK))
+		conn->want |= FUSE_CAP_POSIX_ACL | FUSE_CAP_DONT_MASK;
 }
 
 /*
@@ -171,23 +189,53 @@ void fuse_uf2fs_stat(const struct uf2fs_attr *attr, struct stat *st)
 	st->st_ctim = attr->ctime;
 }
 
+/* The entry for attributes at hand: node id, generation (for handles), stat. */
+static void fuse_entry_fill(struct fuse_uf2fs *u, const struct uf2fs_attr *attr,
+			    struct fuse_entry_param *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->ino = fuse_ino_from_f2fs(u, attr->ino);
+	e->generation = attr->generation;
+	fuse_uf2fs_stat(attr, &e->attr);
+	e->attr_timeout = u->timeout;
+	e->entry_timeout = u->timeout;
+}
+
 int fuse_uf2fs_entry(struct fuse_uf2fs *u, uint32_t ino, struct fuse_entry_param *e)
 {
 	struct uf2fs_attr attr;
 	int ret;
 
-	memset(e, 0, sizeof(*e));
-	e->ino = fuse_ino_from_f2fs(u, ino);
-	if (!e->ino)
+	if (!fuse_ino_from_f2fs(u, ino))
 		return -EIO;
 	ret = uf2fs_getattr(u->fs, ino, &attr);
 	if (ret < 0)
 		return ret;
-	e->generation = attr.generation;
-	fuse_uf2fs_stat(&attr, &e->attr);
-	e->attr_timeout = u->timeout;
-	e->entry_timeout = u->timeout;
+	fuse_entry_fill(u, &attr, e);
 	return 0;
+}
+
+/*
+ * LOOKUP of "." comes only from the export code (fuse_get_dentry): a file
+ * handle names node id "parent", which the kernel has forgotten. Any number
+ * may come in, the inode may be gone since, and the number reused: the
+ * library answers ESTALE for what is no inode in use (the kernel's answer to
+ * the caller too), and the kernel compares our generation with the handle's.
+ */
+static void fuse_lookup_self(fuse_req_t req, struct fuse_uf2fs *u, fuse_ino_t nodeid)
+{
+	uint32_t ino = fuse_ino_to_f2fs(u, nodeid);
+	struct fuse_entry_param e;
+	struct uf2fs_attr attr;
+	/* f2fs ino 1 (no node id) is the node inode: uf2fs_getattr_by_handle refuses it */
+	int ret = uf2fs_getattr_by_handle(u->fs, ino, &attr);
+
+	if (ret < 0) {
+		fuse_op_error(req, ret);
+		return;
+	}
+	fuse_entry_fill(u, &attr, &e);
+	fuse_reply_entry(req, &e);
 }
 
 void fuse_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -202,6 +250,15 @@ void fuse_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, ENAMETOOLONG);
 		return;
 	}
+	if (!strcmp(name, ".")) {
+		fuse_lookup_self(req, u, parent);
+		return;
+	}
+	/*
+	 * ".." (fuse_get_parent, for a directory's handle) is the directory's
+	 * own ".." entry, as f2fs_get_parent reads it; not i_pino, which a
+	 * hard-linked file cannot keep right. The root's is the root.
+	 */
 	ret = uf2fs_lookup(u->fs, fuse_ino_to_f2fs(u, parent), name, len, &ino);
 	if (ret == -ENOENT) {
 		/* A negative entry: the kernel caches the miss for the timeout. */

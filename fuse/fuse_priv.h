@@ -40,6 +40,7 @@ struct fuse_uf2fs {
 	bool want_killpriv_v2;		/* offer HANDLE_KILLPRIV_V2 (fuse_killpriv.c) */
 	bool killpriv_v2;		/* negotiated: the daemon clears setuid/setgid */
 	uint64_t killpriv_init_unique;	/* the INIT request whose reply gets the flag */
+	bool want_acl;			/* ask the kernel to enforce POSIX ACLs (fuse_op_init) */
 	double timeout;			/* entry and attr validity, seconds */
 	struct fuse_conn_info_opts *conn_opts;	/* -o async_read etc., applied in init */
 	pthread_mutex_t shutdown_lock;	/* destroy and the main thread may race */

@@ -143,6 +143,19 @@ int fuse_kill_suidgid(struct fuse_uf2fs *u, fuse_ino_t ino)
 	return ret;
 }
 
+/*
+ * fallocate and copy_file_range reach file_modified() in the kernel, whose
+ * ATTR_KILL_SUID fuse_setattr drops under V2 without a SETATTR or a request
+ * flag: V2 names only write, truncate and chown. The daemon keeps the VFS
+ * rule with root standing in for CAP_FSETID.
+ */
+static int fuse_kill_unflagged(fuse_req_t req, struct fuse_uf2fs *u, fuse_ino_t ino)
+{
+	if (!u->killpriv_v2 || fuse_req_ctx(req)->uid == 0)
+		return 0;
+	return fuse_kill_suidgid(u, ino);
+}
+
 static int fuse_write_kill_caps(struct fuse_uf2fs *u, fuse_ino_t ino)
 {
 	uint32_t f2fs_ino = fuse_ino_to_f2fs(u, ino);
@@ -186,6 +199,7 @@ void fuse_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, o
 		       struct fuse_file_info *fi)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	int ret;
 
 	if (fuse_uf2fs_refuse_ro(req, u))
 		return;
@@ -193,8 +207,10 @@ void fuse_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, o
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	fuse_op_status(req, uf2fs_fallocate(u->fs, fuse_ino_to_f2fs(u, ino), mode, offset,
-					    length));
+	ret = fuse_kill_unflagged(req, u, ino);
+	if (ret == 0)
+		ret = uf2fs_fallocate(u->fs, fuse_ino_to_f2fs(u, ino), mode, offset, length);
+	fuse_op_status(req, ret);
 }
 
 /*
@@ -242,8 +258,10 @@ void fuse_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	n = fuse_copy(u, fuse_ino_to_f2fs(u, ino_in), off_in, fuse_ino_to_f2fs(u, ino_out),
-		      off_out, len < FUSE_COPY_MAX ? len : FUSE_COPY_MAX);
+	n = fuse_kill_unflagged(req, u, ino_out);
+	if (n == 0)
+		n = fuse_copy(u, fuse_ino_to_f2fs(u, ino_in), off_in, fuse_ino_to_f2fs(u, ino_out),
+			      off_out, len < FUSE_COPY_MAX ? len : FUSE_COPY_MAX);
 	if (n < 0)
 		fuse_op_error(req, n);
 	else

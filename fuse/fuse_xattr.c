@@ -10,6 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 
 #include "fuse_priv.h"
@@ -64,10 +65,56 @@ void fuse_op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 /* The kernel's XATTR_NAME_MAX; the VFS checks it too, the library's limit is its own. */
 #define FUSE_XATTR_NAME_MAX	255
 
+/* Enough for any real group list; a longer one is read whole from the heap. */
+#define FUSE_XATTR_GROUPS	64
+
+/*
+ * The caller's supplementary groups include gid (libfuse reads /proc for
+ * them). Groups that cannot be read match nothing.
+ */
+static bool fuse_xattr_in_groups(fuse_req_t req, gid_t gid)
+{
+	gid_t small[FUSE_XATTR_GROUPS], *list = small;
+	int cap = FUSE_XATTR_GROUPS, n = fuse_req_getgroups(req, cap, small);
+	bool found = false;
+
+	if (n > cap) {
+		cap = n;
+		list = malloc(cap * sizeof(*list));
+		n = list ? fuse_req_getgroups(req, cap, list) : -ENOMEM;
+	}
+	for (int i = 0; i < n && i < cap; i++)
+		found |= list[i] == gid;
+	if (list != small)
+		free(list);
+	return found;
+}
+
+/*
+ * posix_acl_update_mode drops setgid when whoever sets the access ACL is
+ * neither in the file's group nor has CAP_FSETID. The kernel says so with
+ * FUSE_SETXATTR_ACL_KILL_SGID only to servers speaking SETXATTR_EXT, which
+ * libfuse 3.14 cannot, so the daemon decides: root stands in for
+ * CAP_FSETID, as in fuse_write.c.
+ */
+static int fuse_xattr_acl_flags(fuse_req_t req, struct fuse_uf2fs *u, uint32_t ino,
+				const char *name)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	struct uf2fs_attr attr;
+
+	if (strcmp(name, "system.posix_acl_access") || ctx->uid == 0 ||
+	    uf2fs_getattr(u->fs, ino, &attr) < 0 || !(attr.mode & S_ISGID) ||
+	    ctx->gid == attr.gid || fuse_xattr_in_groups(req, attr.gid))
+		return 0;
+	return UF2FS_XATTR_KILL_SGID;
+}
+
 void fuse_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const char *value,
 		      size_t size, int flags)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	uint32_t f2fs_ino = fuse_ino_to_f2fs(u, ino);
 
 	if (fuse_uf2fs_refuse_ro(req, u))
 		return;
@@ -79,8 +126,8 @@ void fuse_op_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name, const ch
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	fuse_op_status(req, uf2fs_setxattr(u->fs, fuse_ino_to_f2fs(u, ino), name, value, size,
-					   flags));
+	flags |= fuse_xattr_acl_flags(req, u, f2fs_ino, name);
+	fuse_op_status(req, uf2fs_setxattr(u->fs, f2fs_ino, name, value, size, flags));
 }
 
 void fuse_op_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)

@@ -812,6 +812,31 @@ int f2fs_xattr_prefix_index(const char *name, const char **suffix);
 int f2fs_xattr_set(uint8_t *buf, size_t inline_size, size_t total_size, uint16_t i_mode,
 		   const char *name, const void *value, size_t size, int flags, bool remove,
 		   struct f2fs_xattr_update *up);
+/*
+ * POSIX ACL arithmetic of fs/posix_acl.c (xattr.c). f2fs_acl_create_masq
+ * narrows a VFS-format ACL and *mode to each other (1: the ACL says more
+ * than the mode). f2fs_xattr_acl_chmod rewrites the stored access ACL's
+ * owner, mask (or group) and other entries to mode; up as for f2fs_xattr_set.
+ */
+int f2fs_acl_create_masq(uint8_t *acl, size_t size, uint32_t *mode);
+int f2fs_xattr_acl_chmod(uint8_t *buf, size_t inline_size, size_t total_size, uint32_t mode,
+			 struct f2fs_xattr_update *up);
+/*
+ * ACLs of a new inode (xattr_io.c), as f2fs_acl_create and f2fs_init_acl:
+ * f2fs_acl_create, under dir's lock before the inode exists, masks *mode by
+ * dir's default ACL (or umask without one) and says what the inode inherits;
+ * f2fs_init_acl stores that on it. f2fs_acl_chmod follows a mode change.
+ */
+struct f2fs_new_acl {
+	uint8_t *access, *dflt;		/* VFS format, malloc'd; NULL: none */
+	size_t access_len, dflt_len;
+};
+int f2fs_acl_create(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, uint32_t *mode,
+		    uint32_t umask, struct f2fs_new_acl *na);
+int f2fs_init_acl(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+		  const struct f2fs_new_acl *na);
+void f2fs_new_acl_free(struct f2fs_new_acl *na);
+int f2fs_acl_chmod(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
 /* Read the xattr area of an inode into a malloc'd buffer (xattr.c). */
 int f2fs_read_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint8_t **buf,
 			 size_t *len);

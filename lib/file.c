@@ -119,6 +119,43 @@ int uf2fs_getattr(struct uf2fs *fs, uint32_t ino, struct uf2fs_attr *attr)
 	return IS_ERR(fi) ? PTR_ERR(fi) : 0;
 }
 
+int uf2fs_getattr_by_handle(struct uf2fs *fs, uint32_t ino, struct uf2fs_attr *attr)
+{
+	struct f2fs_sb_info *sbi = SBI(fs);
+	struct f2fs_inode_info *fi;
+	struct node_info ni;
+	int ret = -ESTALE;
+
+	if (ino < F2FS_RESERVED_NODE_NUM || ino >= sbi->nm.max_nid || ino == sbi->node_ino ||
+	    ino == sbi->meta_ino)
+		return -ESTALE;
+	/*
+	 * Any number may come in: check that it names an inode block (its NAT
+	 * entry is its own) before the inode cache reads it, which would call
+	 * anything else corruption. A freed nid is reused only after a
+	 * checkpoint, which the shared cp_rwsem holds off.
+	 */
+	pthread_rwlock_rdlock(&sbi->cp_rwsem);
+	if (f2fs_get_node_info(sbi, ino, &ni))
+		ret = -EIO;
+	else if (ni.ino == ino && ni.blk_addr != NULL_ADDR)
+		ret = 0;
+	if (!ret) {
+		fi = f2fs_iget(sbi, ino);
+		ret = IS_ERR(fi) ? PTR_ERR(fi) : 0;
+	}
+	if (!ret) {
+		/* unlinked: an orphan, or open (and then the kernel would not ask) */
+		if (fi->nlink)
+			fill_attr(fi, attr);
+		else
+			ret = -ESTALE;
+		f2fs_iput(sbi, fi);
+	}
+	pthread_rwlock_unlock(&sbi->cp_rwsem);
+	return ret == -ENOENT ? -ESTALE : ret;
+}
+
 int uf2fs_get_flags(struct uf2fs *fs, uint32_t ino, uint32_t *flags)
 {
 	struct uf2fs_attr a;
@@ -567,6 +604,9 @@ static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a
 		if (valid & ~UF2FS_SET_SIZE)
 			apply_times(fi, a, valid);
 		f2fs_mark_inode_dirty(sbi, fi);
+		/* as f2fs_setattr: an access ACL follows the new mode (FUSE leaves it to us) */
+		if (valid & UF2FS_SET_MODE)
+			ret = f2fs_acl_chmod(sbi, fi);
 		if (out)
 			fill_attr(fi, out);
 	}

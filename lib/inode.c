@@ -7,9 +7,11 @@
  * inode-number interface sits on.
  */
 #include <stdlib.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "f2fs.h"
 
@@ -507,6 +509,24 @@ static void init_raw_inode(struct f2fs_sb_info *sbi, struct f2fs_inode *ri,
 	}
 }
 
+/*
+ * A random i_generation, as the kernel's get_random_u32(): file handles name
+ * an inode by (ino, generation), and nids are reused, so a handle to a
+ * deleted file must not match the next inode of that number, in this mount
+ * or any later one. random() alone would replay the same sequence at every
+ * mount.
+ */
+static uint32_t new_generation(void)
+{
+	uint32_t gen;
+	struct timespec now;
+
+	if (getrandom(&gen, sizeof(gen), GRND_NONBLOCK) == sizeof(gen))
+		return gen;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint32_t)random() ^ (uint32_t)now.tv_nsec ^ (uint32_t)getpid();
+}
+
 struct f2fs_inode_info *f2fs_new_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
 				       uint32_t mode, uint32_t uid, uint32_t gid,
 				       const char *name, size_t len)
@@ -540,7 +560,7 @@ struct f2fs_inode_info *f2fs_new_inode(struct f2fs_sb_info *sbi, struct f2fs_ino
 		ri->i_crtime = now.tv_sec;
 		ri->i_crtime_nsec = now.tv_nsec;
 	}
-	ri->i_generation = (uint32_t)random();
+	ri->i_generation = new_generation();
 	ri->i_flags = dir ? inherited_flags(dir, mode) : 0;
 	fi = calloc(1, sizeof(*fi));
 	if (!fi) {

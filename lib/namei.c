@@ -108,10 +108,13 @@ static void encode_rdev(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, ui
 }
 
 static int do_create(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char *name,
-		     size_t len, uint32_t mode, uint32_t uid, uint32_t gid, uint64_t rdev,
-		     const char *target, uint32_t *out)
+		     size_t len, const struct uf2fs_create_args *args, uint32_t *out)
 {
 	struct f2fs_inode_info *dir, *fi;
+	struct f2fs_new_acl na = { 0 };
+	/* symlinks are 0777, as on Linux, whatever the caller says */
+	uint32_t mode = S_ISLNK(args->mode) ? S_IFLNK | 0777 : args->mode & (S_IFMT | 07777);
+	uint32_t gid = args->gid;
 	unsigned int ftype;
 	nid_t existing;
 	int ret;
@@ -149,17 +152,25 @@ static int do_create(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char *nam
 		if (S_ISDIR(mode))
 			mode |= S_ISGID;
 	}
-	fi = f2fs_new_inode(sbi, dir, mode, uid, gid, name, len);
+	/* under dir's lock, so a concurrent setfacl -d is either seen whole or not at all */
+	ret = f2fs_acl_create(sbi, dir, &mode, args->umask, &na);
+	if (ret)
+		goto unlock;
+	fi = f2fs_new_inode(sbi, dir, mode, args->uid, gid, name, len);
 	if (IS_ERR(fi)) {
 		ret = PTR_ERR(fi);
 		goto unlock;
 	}
-	if (S_ISDIR(mode))
+	ret = f2fs_init_acl(sbi, fi, &na);
+	if (ret)
+		;
+	else if (S_ISDIR(mode))
 		ret = f2fs_make_empty_dir(sbi, fi, dir->ino);
 	else if (S_ISCHR(mode) || S_ISBLK(mode) || S_ISFIFO(mode) || S_ISSOCK(mode))
-		encode_rdev(sbi, fi, rdev);
+		encode_rdev(sbi, fi, args->rdev);
 	else if (S_ISLNK(mode))
-		ret = f2fs_file_write(sbi, fi, target, strlen(target), 0) < 0 ? -ENOSPC : 0;
+		ret = f2fs_file_write(sbi, fi, args->target, strlen(args->target), 0) < 0 ?
+		      -ENOSPC : 0;
 	if (!ret)
 		ret = f2fs_add_link(sbi, dir, name, len, fi->ino, mode);
 	if (ret) {
@@ -173,6 +184,7 @@ static int do_create(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char *nam
 	}
 	f2fs_iput(sbi, fi);
 unlock:
+	f2fs_new_acl_free(&na);
 	pthread_rwlock_unlock(&dir->i_rwsem);
 	f2fs_iput(sbi, dir);
 out:
@@ -180,41 +192,52 @@ out:
 	return ret;
 }
 
-/* Operations that may need room retry after a checkpoint made some. */
-static int create_common(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char *name,
-			 size_t len, uint32_t mode, uint32_t uid, uint32_t gid, uint64_t rdev,
-			 const char *target, uint32_t *out)
+int uf2fs_create(struct uf2fs *fs, uint32_t dir, const char *name, size_t len,
+		 const struct uf2fs_create_args *args, uint32_t *ino)
 {
-	return F2FS_WITH_ROOM(sbi, do_create(sbi, dir_ino, name, len, mode, uid, gid, rdev,
-						target, out));
+	uint32_t type = args->mode & S_IFMT;
+
+	if (type == S_IFLNK) {
+		size_t tlen = args->target ? strlen(args->target) : 0;
+
+		if (!tlen)
+			return -ENOENT;
+		if (tlen >= F2FS_BLKSIZE)
+			return -ENAMETOOLONG;
+	} else if (type != S_IFREG && type != S_IFDIR && type != S_IFCHR && type != S_IFBLK &&
+		   type != S_IFIFO && type != S_IFSOCK) {
+		return -EINVAL;
+	}
+	/* Operations that may need room retry after a checkpoint made some. */
+	return F2FS_WITH_ROOM(SBI(fs), do_create(SBI(fs), dir, name, len, args, ino));
 }
 
 int uf2fs_mknod(struct uf2fs *fs, uint32_t dir, const char *name, size_t len, uint32_t mode,
 		uint32_t uid, uint32_t gid, uint64_t rdev, uint32_t *ino)
 {
-	if (!S_ISREG(mode) && !S_ISCHR(mode) && !S_ISBLK(mode) && !S_ISFIFO(mode) &&
-	    !S_ISSOCK(mode))
+	struct uf2fs_create_args a = { .mode = mode, .uid = uid, .gid = gid, .rdev = rdev };
+
+	/* directories and symlinks have their own calls */
+	if (S_ISDIR(mode) || S_ISLNK(mode))
 		return -EINVAL;
-	return create_common(SBI(fs), dir, name, len, mode, uid, gid, rdev, NULL, ino);
+	return uf2fs_create(fs, dir, name, len, &a, ino);
 }
 
 int uf2fs_mkdir(struct uf2fs *fs, uint32_t dir, const char *name, size_t len, uint32_t mode,
 		uint32_t uid, uint32_t gid, uint32_t *ino)
 {
-	return create_common(SBI(fs), dir, name, len, S_IFDIR | (mode & 07777), uid, gid, 0,
-			     NULL, ino);
+	struct uf2fs_create_args a = { .mode = S_IFDIR | (mode & 07777), .uid = uid, .gid = gid };
+
+	return uf2fs_create(fs, dir, name, len, &a, ino);
 }
 
 int uf2fs_symlink(struct uf2fs *fs, uint32_t dir, const char *name, size_t len,
 		  const char *target, uint32_t uid, uint32_t gid, uint32_t *ino)
 {
-	size_t tlen = strlen(target);
+	struct uf2fs_create_args a = { .mode = S_IFLNK | 0777, .uid = uid, .gid = gid,
+				       .target = target };
 
-	if (!tlen)
-		return -ENOENT;
-	if (tlen >= F2FS_BLKSIZE)
-		return -ENAMETOOLONG;
-	return create_common(SBI(fs), dir, name, len, S_IFLNK | 0777, uid, gid, 0, target, ino);
+	return uf2fs_create(fs, dir, name, len, &a, ino);
 }
 
 static int do_link(struct uf2fs *fs, uint32_t ino, uint32_t newdir, const char *name, size_t len)

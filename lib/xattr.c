@@ -728,6 +728,123 @@ static int acl_set(uint8_t *buf, size_t inline_size, size_t total_size, unsigned
 	return ret;
 }
 
+/*
+ * posix_acl_create_masq on a VFS-format ACL: each entry keeps only what mode
+ * allows its class (the mask, if any, standing for the group class), and
+ * mode only what the entries allow. Returns 1 when the ACL says more than the
+ * mode (named entries or a mask), 0 when the mode says it all, -EIO when the
+ * object entries it needs are missing.
+ */
+int f2fs_acl_create_masq(uint8_t *acl, size_t size, uint32_t *mode_p)
+{
+	uint8_t *group_obj = NULL, *mask = NULL;
+	uint32_t mode = *mode_p;
+	long n = acl_vfs_parse(acl, size);
+	int not_equiv = 0;
+
+	if (n < 0)
+		return -EIO;
+	for (long i = 0; i < n; i++) {
+		uint8_t *p = acl + POSIX_ACL_XATTR_HDR + i * POSIX_ACL_XATTR_ENTRY;
+		unsigned int perm = get_le16(p + 2);
+
+		switch (get_le16(p)) {
+		case ACL_USER_OBJ:
+			perm &= (mode >> 6) & 7;
+			mode &= ~0700u | (perm << 6);
+			put_le16(p + 2, (uint16_t)perm);
+			break;
+		case ACL_OTHER:
+			perm &= mode & 7;
+			mode &= ~0007u | perm;
+			put_le16(p + 2, (uint16_t)perm);
+			break;
+		case ACL_GROUP_OBJ:
+			group_obj = p;
+			break;
+		case ACL_MASK:
+			mask = p;
+			not_equiv = 1;
+			break;
+		default:	/* ACL_USER, ACL_GROUP */
+			not_equiv = 1;
+			break;
+		}
+	}
+	if (!mask)
+		mask = group_obj;
+	if (!mask)
+		return -EIO;
+	put_le16(mask + 2, (uint16_t)(get_le16(mask + 2) & ((mode >> 3) & 7)));
+	mode &= ~0070u | ((unsigned int)get_le16(mask + 2) << 3);
+	*mode_p = (*mode_p & ~0777u) | (mode & 0777);
+	return not_equiv;
+}
+
+/*
+ * posix_acl_chmod on the assembled area: the stored access ACL's owner,
+ * other and mask (the owning group without a mask) entries take the bits of
+ * mode, in place, since no entry changes size. Named entries keep theirs, so
+ * the ACL stays as far from the mode as it was: it is never dropped here.
+ */
+int f2fs_xattr_acl_chmod(uint8_t *buf, size_t inline_size, size_t total_size, uint32_t mode,
+			 struct f2fs_xattr_update *up)
+{
+	struct xattr_iter it;
+	struct xattr_ent e;
+	uint8_t *val = NULL, *group_obj = NULL, *mask = NULL;
+	size_t len = 0, pos;
+	int ret;
+
+	*up = (struct f2fs_xattr_update){ .mode = (uint16_t)mode };
+	ret = xattr_iter_start(&it, buf, total_size);
+	if (ret)
+		return ret;
+	while ((ret = xattr_iter_next(&it, &e)) > 0) {
+		if (!val && e.index == F2FS_XATTR_INDEX_POSIX_ACL_ACCESS && e.name_len == 0) {
+			val = (uint8_t *)e.value;
+			len = e.value_len;
+		}
+	}
+	if (ret < 0)
+		return ret;
+	up->used = it.len ? it.pos : XATTR_HDR_SIZE;
+	up->need_node = up->used > inline_size;
+	if (!val)
+		return 0;
+	if (acl_to_vfs(val, len, NULL) < 0)
+		return -EIO;
+	for (pos = sizeof(struct f2fs_acl_header); pos < len;) {
+		unsigned int tag = get_le16(val + pos), perm = get_le16(val + pos + 2);
+		uint8_t *p = val + pos;
+
+		pos += acl_tag_is_short(tag) ? sizeof(struct f2fs_acl_entry_short) :
+		       sizeof(struct f2fs_acl_entry);
+		if (tag == ACL_USER_OBJ)
+			perm = (mode >> 6) & 7;
+		else if (tag == ACL_OTHER)
+			perm = mode & 7;
+		else if (tag == ACL_GROUP_OBJ)
+			group_obj = p;
+		else if (tag == ACL_MASK)
+			mask = p;
+		if (perm != get_le16(p + 2)) {
+			put_le16(p + 2, (uint16_t)perm);
+			up->dirty = true;
+		}
+	}
+	if (!mask)
+		mask = group_obj;
+	if (!mask)
+		return -EIO;
+	if (get_le16(mask + 2) != ((mode >> 3) & 7)) {
+		put_le16(mask + 2, (uint16_t)((mode >> 3) & 7));
+		up->dirty = true;
+	}
+	up->touched = up->dirty;
+	return 0;
+}
+
 int f2fs_xattr_set(uint8_t *buf, size_t inline_size, size_t total_size, uint16_t i_mode,
 		   const char *name, const void *value, size_t size, int flags, bool remove,
 		   struct f2fs_xattr_update *up)

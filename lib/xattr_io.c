@@ -126,38 +126,203 @@ static int store_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi
 	return 0;
 }
 
-static int update_xattr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, const char *name,
-			const void *value, size_t size, int flags, bool remove)
+/* The whole area an update may fill: inline part and a (possibly new) node. */
+static uint8_t *read_xattr_area_full(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+				     size_t total, int *err)
 {
-	unsigned int inline_size = inline_xattr_bytes(fi);
-	size_t total = inline_size + VALID_XATTR_BLOCK_SIZE;
-	struct f2fs_xattr_update up = { 0 };
 	uint8_t *buf = calloc(1, total), *cur;
 	size_t cur_len;
-	int ret;
 
-	if (!buf)
-		return -ENOMEM;
-	ret = f2fs_read_xattr_area(sbi, fi, &cur, &cur_len);
-	if (ret) {
+	*err = buf ? f2fs_read_xattr_area(sbi, fi, &cur, &cur_len) : -ENOMEM;
+	if (*err) {
 		free(buf);
-		return ret;
+		return NULL;
 	}
 	memcpy(buf, cur, MIN(cur_len, total));
 	free(cur);
-	ret = f2fs_xattr_set(buf, inline_size, total, fi->mode, name, value, size, flags, remove,
-			     &up);
-	if (!ret && up.need_node && !fi->xattr_nid)
+	return buf;
+}
+
+/* Store a changed area; the inode notes the change as the kernel does. */
+static int commit_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint8_t *buf,
+			     const struct f2fs_xattr_update *up, bool creating)
+{
+	unsigned int inline_size = inline_xattr_bytes(fi);
+	int ret = 0;
+
+	if (up->need_node && !fi->xattr_nid)
 		ret = f2fs_check_space(sbi, 1);
-	if (!ret && up.dirty)
-		ret = store_xattr_area(sbi, fi, buf, inline_size, &up);
-	if (!ret && up.set_mode)
-		fi->mode = up.mode;
-	if (!ret && up.touched) {
+	if (!ret && up->dirty)
+		ret = store_xattr_area(sbi, fi, buf, inline_size, up);
+	if (!ret && up->set_mode)
+		fi->mode = up->mode;
+	if (!ret && up->touched) {
 		f2fs_mark_need_cp(sbi, fi);
-		f2fs_inode_touch(fi, false, true);
+		/* an inode being created keeps its birth times equal */
+		if (!creating)
+			f2fs_inode_touch(fi, false, true);
 		f2fs_mark_inode_dirty(sbi, fi);
 	}
+	return ret;
+}
+
+static int update_xattr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, const char *name,
+			const void *value, size_t size, int flags, bool remove, bool creating)
+{
+	unsigned int inline_size = inline_xattr_bytes(fi);
+	size_t total = inline_size + VALID_XATTR_BLOCK_SIZE;
+	bool kill_sgid = flags & UF2FS_XATTR_KILL_SGID;
+	struct f2fs_xattr_update up = { 0 };
+	uint8_t *buf;
+	int ret;
+
+	buf = read_xattr_area_full(sbi, fi, total, &ret);
+	if (!buf)
+		return ret;
+	ret = f2fs_xattr_set(buf, inline_size, total, fi->mode, name, value, size,
+			     flags & ~UF2FS_XATTR_KILL_SGID, remove, &up);
+	/* posix_acl_update_mode: only an access ACL being set changes the mode */
+	if (!ret && up.set_mode && kill_sgid)
+		up.mode &= ~S_ISGID;
+	if (!ret)
+		ret = commit_xattr_area(sbi, fi, buf, &up, creating);
+	free(buf);
+	return ret;
+}
+
+/// POSIX ACLs of new inodes and chmod (fs/f2fs/acl.c) ///
+
+#define XATTR_NAME_ACL_ACCESS	"system.posix_acl_access"
+#define XATTR_NAME_ACL_DEFAULT	"system.posix_acl_default"
+
+void f2fs_new_acl_free(struct f2fs_new_acl *na)
+{
+	free(na->access);
+	free(na->dflt);
+	*na = (struct f2fs_new_acl){ 0 };
+}
+
+/* dir's default ACL in VFS format (malloc'd), or NULL with 0 when it has none. */
+static int get_default_acl(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+			   uint8_t **acl, size_t *acl_len)
+{
+	uint8_t *buf;
+	size_t len;
+	ssize_t n;
+	int ret;
+
+	*acl = NULL;
+	*acl_len = 0;
+	ret = f2fs_read_xattr_area(sbi, dir, &buf, &len);
+	if (ret)
+		return ret;
+	n = f2fs_xattr_get(buf, len, XATTR_NAME_ACL_DEFAULT, NULL, 0);
+	if (n > 0) {
+		*acl = malloc(n);
+		n = *acl ? f2fs_xattr_get(buf, len, XATTR_NAME_ACL_DEFAULT, *acl, n) : -ENOMEM;
+	}
+	free(buf);
+	if (n == -ENODATA)
+		return 0;
+	if (n < 0) {
+		free(*acl);
+		*acl = NULL;
+		if (n == -EIO)
+			n = f2fs_error(sbi, EIO, "xattrs of inode %u (xattr node %u): corrupt",
+				       dir->ino, dir->xattr_nid);
+		return (int)n;
+	}
+	*acl_len = n;
+	return 0;
+}
+
+/*
+ * f2fs_acl_create: what an inode of *mode created in dir gets. With a
+ * default ACL in dir, *mode is masked by it and na holds the access ACL (only
+ * when the mode cannot say it all) and, for a directory, the default ACL to
+ * inherit; without one, umask applies. Symlinks take neither.
+ */
+int f2fs_acl_create(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, uint32_t *mode,
+		    uint32_t umask, struct f2fs_new_acl *na)
+{
+	uint8_t *acl;
+	size_t len;
+	int ret;
+
+	*na = (struct f2fs_new_acl){ 0 };
+	if (S_ISLNK(*mode))
+		return 0;
+	if (sbi->opts.noacl) {
+		*mode &= ~(umask & 0777);
+		return 0;
+	}
+	ret = get_default_acl(sbi, dir, &acl, &len);
+	if (ret || !acl) {
+		*mode &= ~(umask & 0777);
+		return ret;
+	}
+	if (S_ISDIR(*mode)) {
+		na->dflt = malloc(len);
+		if (!na->dflt) {
+			free(acl);
+			return -ENOMEM;
+		}
+		memcpy(na->dflt, acl, len);
+		na->dflt_len = len;
+	}
+	ret = f2fs_acl_create_masq(acl, len, mode);
+	if (ret > 0) {
+		na->access = acl;
+		na->access_len = len;
+		return 0;
+	}
+	free(acl);
+	if (ret < 0) {
+		f2fs_new_acl_free(na);
+		return f2fs_error(sbi, EIO, "default ACL of directory %u: no owner or group entry",
+				  dir->ino);
+	}
+	return 0;
+}
+
+/* Store what f2fs_acl_create found on the new inode, before it has a name. */
+int f2fs_init_acl(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+		  const struct f2fs_new_acl *na)
+{
+	int ret = 0;
+
+	if (!na->dflt && !na->access)
+		return 0;
+	pthread_rwlock_wrlock(&fi->i_rwsem);
+	if (na->dflt)
+		ret = update_xattr(sbi, fi, XATTR_NAME_ACL_DEFAULT, na->dflt, na->dflt_len, 0,
+				   false, true);
+	if (!ret && na->access)
+		ret = update_xattr(sbi, fi, XATTR_NAME_ACL_ACCESS, na->access, na->access_len, 0,
+				   false, true);
+	pthread_rwlock_unlock(&fi->i_rwsem);
+	return ret;
+}
+
+/* posix_acl_chmod after a mode change; the caller holds fi's lock. */
+int f2fs_acl_chmod(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	unsigned int inline_size = inline_xattr_bytes(fi);
+	size_t total = inline_size + VALID_XATTR_BLOCK_SIZE;
+	struct f2fs_xattr_update up;
+	uint8_t *buf;
+	int ret;
+
+	if (sbi->opts.noacl || S_ISLNK(fi->mode) || (!inline_size && !fi->xattr_nid))
+		return 0;
+	buf = read_xattr_area_full(sbi, fi, total, &ret);
+	if (!buf)
+		return ret;
+	ret = f2fs_xattr_acl_chmod(buf, inline_size, total, fi->mode, &up);
+	if (ret == -EIO)
+		ret = f2fs_error(sbi, EIO, "access ACL of inode %u: corrupt", fi->ino);
+	if (!ret && up.dirty)
+		ret = commit_xattr_area(sbi, fi, buf, &up, true);
 	free(buf);
 	return ret;
 }
@@ -180,7 +345,7 @@ static int xattr_op(struct uf2fs *fs, uint32_t ino, const char *name, const void
 	} else {
 		pthread_rwlock_wrlock(&fi->i_rwsem);
 		ret = (fi->flags & (F2FS_IMMUTABLE_FL | F2FS_APPEND_FL)) ? -EPERM :
-			update_xattr(sbi, fi, name, value, size, flags, remove);
+			update_xattr(sbi, fi, name, value, size, flags, remove, false);
 		pthread_rwlock_unlock(&fi->i_rwsem);
 		f2fs_iput(sbi, fi);
 	}

@@ -49,6 +49,11 @@ struct uf2fs_options {
 	bool mode_lfs;
 	/* The kernel's ipu_policy bits; -1: default (F2FS_IPU_FSYNC, 0x10) */
 	int ipu_policy;
+	/*
+	 * f2fs's noacl: new inodes inherit no default ACL and chmod leaves a
+	 * stored access ACL alone. The ACL xattrs stay readable and writable.
+	 */
+	bool noacl;
 	/* RAM backend only: the image bytes (copied) */
 	const void *ram_image;
 	size_t ram_size;
@@ -101,6 +106,13 @@ int uf2fs_lookup(struct uf2fs *fs, uint32_t dir, const char *name, size_t len, u
  * with uf2fs_lookup). uf2fs_lookup takes no reference: forget is advisory. */
 int uf2fs_resolve(struct uf2fs *fs, const char *path, uint32_t *ino);
 int uf2fs_getattr(struct uf2fs *fs, uint32_t ino, struct uf2fs_attr *attr);
+/*
+ * getattr of an inode known only by number, from a file handle: -ESTALE
+ * unless ino is an inode in use (linked, not freed), without the corruption
+ * messages a bad number would give elsewhere. The caller compares the
+ * generation.
+ */
+int uf2fs_getattr_by_handle(struct uf2fs *fs, uint32_t ino, struct uf2fs_attr *attr);
 /* Entries from pos onwards, including "." and ".."; pos 0 starts the walk. */
 int uf2fs_readdir(struct uf2fs *fs, uint32_t dir, uint64_t pos, uf2fs_filldir_t fill, void *arg);
 
@@ -128,6 +140,21 @@ void uf2fs_forget(struct uf2fs *fs, uint32_t ino, uint64_t nlookup);
  * maintained by the library. Permission checks are the caller's (FUSE
  * default_permissions), except sticky-directory and immutable/append rules.
  */
+struct uf2fs_create_args {
+	uint32_t mode;		/* file type and permission bits */
+	uint32_t uid, gid;	/* the creator's */
+	/*
+	 * Applied to mode when the parent has no default ACL (or under
+	 * noacl); with one, the default ACL masks mode instead and the new
+	 * inode inherits it, as Linux's posix_acl_create. Symlinks take neither.
+	 */
+	uint32_t umask;
+	uint64_t rdev;		/* device nodes */
+	const char *target;	/* symlinks */
+};
+/* Any kind of inode; the calls below are this with umask 0. */
+int uf2fs_create(struct uf2fs *fs, uint32_t dir, const char *name, size_t len,
+		 const struct uf2fs_create_args *args, uint32_t *ino);
 int uf2fs_mknod(struct uf2fs *fs, uint32_t dir, const char *name, size_t len, uint32_t mode,
 		uint32_t uid, uint32_t gid, uint64_t rdev, uint32_t *ino);
 int uf2fs_mkdir(struct uf2fs *fs, uint32_t dir, const char *name, size_t len, uint32_t mode,
@@ -166,7 +193,12 @@ int uf2fs_fallocate(struct uf2fs *fs, uint32_t ino, int mode, uint64_t off, uint
 int uf2fs_fsync(struct uf2fs *fs, uint32_t ino, bool datasync);
 /* Make everything durable: a checkpoint. */
 int uf2fs_sync(struct uf2fs *fs);
-/* flags: XATTR_CREATE, XATTR_REPLACE */
+/*
+ * flags: XATTR_CREATE, XATTR_REPLACE, and UF2FS_XATTR_KILL_SGID: an access
+ * ACL set by a caller outside the file's group and without CAP_FSETID
+ * clears setgid, as posix_acl_update_mode (the library knows no credentials).
+ */
+#define UF2FS_XATTR_KILL_SGID	(1 << 16)
 int uf2fs_setxattr(struct uf2fs *fs, uint32_t ino, const char *name, const void *value,
 		   size_t size, int flags);
 int uf2fs_removexattr(struct uf2fs *fs, uint32_t ino, const char *name);

@@ -6,9 +6,11 @@
 # `gh`) and one recipe of changes (modify.sh: appends, overwrites, inline
 # growth, truncates, renames of files and directories, rm of files and whole
 # subtrees, new directories, links, symlinks, special files, xattrs, chmod,
-# chown, fallocate, punch). Every tree is also built on the host, on the host's
-# own filesystem (REF), with the same recipes; `gh settimes` then gives every
-# entry a deterministic mtime, so that manifests compare exactly.
+# chown, fallocate, punch, a default ACL inherited by a file and directories,
+# chmod of a file with an access ACL). Every tree is also built on the host,
+# on the host's own filesystem (REF), with the same recipes; `gh settimes`
+# then gives every entry a deterministic mtime, so that manifests compare
+# exactly.
 #
 # (a) uf2fs -> Linux: on fresh images of several mkfs feature sets, build.sh
 #     and modify.sh run through `uf2fs mount -o rw` (FUSE); unmount; fsck.f2fs
@@ -163,6 +165,12 @@ chown 5:6 "$R/owners/o1"
 gh punch "$R/files/big" 1000000 1500000
 gh fallocate "$R/files/f1" 0 100000 keep
 gh fallocate "$R/files/f4097" 0 50000
+mkdir "$R/acl-inherit"
+gh acl "$R/acl-inherit" default
+gh gen "$R/acl-inherit/file" 10 43 text
+mkdir "$R/acl-inherit/sub"
+mkdir "$R/acl-inherit/sub/deeper"
+chmod 0640 "$R/xattrs/acl"
 EOF
 
 # Linux's own changes to an image uf2fs wrote (run in the guest, and on the host REF)

@@ -1401,6 +1401,179 @@ static void t_xattr(void **state)
 	end();
 }
 
+/* /// POSIX ACLs: inheritance, umask, chmod, setgid; handles /// */
+
+#define A_UNDEF	0xffffffffu
+#define A_N(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* A VFS-format ACL (version 2) of n {tag, perm, id} entries. */
+static size_t acl_value(uint8_t *out, const uint32_t (*e)[3], size_t n)
+{
+	out[0] = 2;
+	out[1] = out[2] = out[3] = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *p = out + 4 + 8 * i;
+
+		p[0] = (uint8_t)e[i][0];
+		p[1] = (uint8_t)(e[i][0] >> 8);
+		p[2] = (uint8_t)e[i][1];
+		p[3] = 0;
+		for (int b = 0; b < 4; b++)
+			p[4 + b] = (uint8_t)(e[i][2] >> (8 * b));
+	}
+	return 4 + 8 * n;
+}
+
+/* The default ACL of "d": u::rwx u:1000:rwx g::r-x m::rwx o::--- */
+static const uint32_t acl_dflt[][3] = {
+	{ 1, 7, A_UNDEF }, { 2, 7, 1000 }, { 4, 5, A_UNDEF }, { 0x10, 7, A_UNDEF },
+	{ 0x20, 0, A_UNDEF },
+};
+
+static void expect_acl(struct uf2fs *fs, const char *path, const char *name,
+		       const uint32_t (*e)[3], size_t n)
+{
+	uint8_t want[128], got[128];
+	size_t len = e ? acl_value(want, e, n) : 0;
+	ssize_t r = uf2fs_getxattr(fs, rw_ino(fs, path), name, got, sizeof(got));
+
+	if (!e && r != -ENODATA)
+		RW_FAIL("%s: %s = %zd, expected none", path, name, r);
+	if (e && (r != (ssize_t)len || memcmp(got, want, len)))
+		RW_FAIL("%s: %s = %zd bytes, not the %zu expected", path, name, r, len);
+}
+
+static void check_acls(struct uf2fs *fs, const char *when)
+{
+	static const uint32_t f_acl[][3] = {
+		{ 1, 6, A_UNDEF }, { 2, 7, 1000 }, { 4, 5, A_UNDEF }, { 0x10, 4, A_UNDEF },
+		{ 0x20, 4, A_UNDEF },
+	};
+	static const uint32_t sub_acl[][3] = {
+		{ 1, 7, A_UNDEF }, { 2, 7, 1000 }, { 4, 5, A_UNDEF }, { 0x10, 7, A_UNDEF },
+		{ 0x20, 0, A_UNDEF },
+	};
+	static const uint32_t g_acl[][3] = {
+		{ 1, 6, A_UNDEF }, { 2, 7, 1000 }, { 4, 5, A_UNDEF }, { 0x10, 4, A_UNDEF },
+		{ 0x20, 0, A_UNDEF },
+	};
+
+	snprintf(rw_context, sizeof(rw_context), "test acl (%s)", when);
+	expect_acl(fs, "d", "system.posix_acl_default", acl_dflt, A_N(acl_dflt));
+	expect_acl(fs, "d", "system.posix_acl_access", NULL, 0);
+	/* chmod 0644 after creation: owner, mask and other follow the mode */
+	expect_acl(fs, "d/f", "system.posix_acl_access", f_acl, A_N(f_acl));
+	expect_acl(fs, "d/f", "system.posix_acl_default", NULL, 0);
+	expect_acl(fs, "d/sub", "system.posix_acl_access", sub_acl, A_N(sub_acl));
+	expect_acl(fs, "d/sub", "system.posix_acl_default", acl_dflt, A_N(acl_dflt));
+	expect_acl(fs, "d/sub/g", "system.posix_acl_access", g_acl, A_N(g_acl));
+	expect_acl(fs, "d/sl", "system.posix_acl_access", NULL, 0);
+	expect_acl(fs, "plain", "system.posix_acl_access", NULL, 0);
+	expect_acl(fs, "d/equiv", "system.posix_acl_access", NULL, 0);
+	snprintf(rw_context, sizeof(rw_context), "test acl");
+}
+
+static uint32_t acl_create(const char *path, uint32_t mode, uint32_t umask, uint32_t want)
+{
+	struct uf2fs_create_args a = { .mode = mode, .uid = 0, .gid = 0, .umask = umask,
+				       .target = S_ISLNK(mode) ? "t" : NULL };
+	char parent[256];
+	const char *name;
+	uint32_t ino;
+	struct mnode *n;
+
+	split_path(path, parent, sizeof(parent), &name);
+	RW_OK(uf2fs_create(FS, ino_of(parent), NAME(name), &a, &ino));
+	n = mnode_new(want, 0, 0);
+	if (S_ISLNK(mode))
+		n->target = strdup("t");
+	model_add(M, path, n);
+	if (attr_of(path).mode != want)
+		RW_FAIL("%s: mode 0%o, expected 0%o", path, attr_of(path).mode, want);
+	return ino;
+}
+
+static void t_acl(void **state)
+{
+	static const uint32_t named[][3] = {
+		{ 1, 7, A_UNDEF }, { 2, 4, 1000 }, { 4, 7, A_UNDEF }, { 0x10, 7, A_UNDEF },
+		{ 0x20, 5, A_UNDEF },
+	};
+	static const uint32_t equiv[][3] = { { 1, 7, A_UNDEF }, { 4, 5, A_UNDEF },
+					     { 0x20, 0, A_UNDEF } };
+	struct uf2fs_attr a = { .mode = 0644 }, got;
+	uint8_t v[128];
+	size_t n;
+	uint32_t f;
+
+	begin("acl");
+	rw_create(FS, M, "d", S_IFDIR | 0755, 0, NULL);
+	n = acl_value(v, acl_dflt, A_N(acl_dflt));
+	RW_OK(uf2fs_setxattr(FS, ino_of("d"), "system.posix_acl_default", v, n, 0));
+	/* the default ACL masks the mode, not the umask (posix_acl_create) */
+	f = acl_create("d/f", S_IFREG | 0666, 022, S_IFREG | 0660);
+	acl_create("d/sub", S_IFDIR | 0777, 077, S_IFDIR | 0770);
+	acl_create("d/sub/g", S_IFREG | 0644, 0, S_IFREG | 0640);
+	acl_create("d/sl", S_IFLNK | 0777, 077, S_IFLNK | 0777);
+	acl_create("d/fifo", S_IFIFO | 0600, 0, S_IFIFO | 0600);
+	/* without a default ACL the umask applies */
+	acl_create("plain", S_IFREG | 0666, 027, S_IFREG | 0640);
+	acl_create("pdir", S_IFDIR | 0777, 022, S_IFDIR | 0755);
+	/* chmod rewrites the access ACL's owner, mask and other */
+	RW_OK(uf2fs_setattr(FS, f, &a, UF2FS_SET_MODE, NULL));
+	model_get(M, "d/f")->mode = S_IFREG | 0644;
+	/* setting an access ACL: setgid goes when the caller says so */
+	acl_create("sg", S_IFREG | 02775, 0, S_IFREG | 02775);
+	n = acl_value(v, named, A_N(named));
+	RW_OK(uf2fs_setxattr(FS, ino_of("sg"), "system.posix_acl_access", v, n, 0));
+	if (attr_of("sg").mode != (S_IFREG | 02775))
+		RW_FAIL("sg: setgid lost without UF2FS_XATTR_KILL_SGID");
+	RW_OK(uf2fs_setxattr(FS, ino_of("sg"), "system.posix_acl_access", v, n,
+			     UF2FS_XATTR_KILL_SGID));
+	model_get(M, "sg")->mode = S_IFREG | 0775;
+	/* an equivalent ACL is no ACL: only the mode changes */
+	acl_create("d/equiv", S_IFREG | 02666, 0, S_IFREG | 02660);
+	n = acl_value(v, equiv, A_N(equiv));
+	RW_OK(uf2fs_setxattr(FS, ino_of("d/equiv"), "system.posix_acl_access", v, n,
+			     UF2FS_XATTR_KILL_SGID));
+	model_get(M, "d/equiv")->mode = S_IFREG | 0750;
+	check_acls(FS, "rw");
+
+	/* handles: an inode in use by number, with its generation; anything else stale */
+	RW_OK(uf2fs_getattr_by_handle(FS, f, &got));
+	if (got.ino != f || got.generation != attr_of("d/f").generation)
+		RW_FAIL("getattr_by_handle(%u): ino %u generation %u", f, got.ino, got.generation);
+	RW_OK(uf2fs_getattr_by_handle(FS, uf2fs_root_ino(FS), &got));
+	for (uint32_t bad = 0; bad < 3; bad++)
+		RW_EXPECT(uf2fs_getattr_by_handle(FS, bad, &got), -ESTALE);
+	RW_EXPECT(uf2fs_getattr_by_handle(FS, UINT32_MAX, &got), -ESTALE);
+	/* a file with dnodes and an xattr node: those nids are no inodes */
+	rw_create(FS, M, "big", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "big", 8 << 20, 4096, 3);
+	memset(v, 'x', sizeof(v));
+	for (int i = 0; i < 3; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "user.x%d", i);
+		RW_OK(uf2fs_setxattr(FS, ino_of("big"), name, v, sizeof(v), 0));
+	}
+	for (uint32_t nid = 3; nid < 64; nid++) {
+		int ret = uf2fs_getattr_by_handle(FS, nid, &got);
+
+		if (ret && ret != -ESTALE)
+			RW_FAIL("getattr_by_handle(%u) = %d", nid, ret);
+		if (!ret && (got.ino != nid || uf2fs_getattr(FS, nid, &a)))
+			RW_FAIL("getattr_by_handle(%u) found ino %u", nid, got.ino);
+	}
+	rw_create(FS, M, "gone", S_IFREG | 0644, 0, NULL);
+	f = ino_of("gone");
+	RW_OK(uf2fs_unlink(FS, uf2fs_root_ino(FS), NAME("gone")));
+	model_del(M, "gone");
+	RW_EXPECT(uf2fs_getattr_by_handle(FS, f, &got), -ESTALE);
+	C.extra = check_acls;
+	end();
+}
+
 /* /// inode flags /// */
 
 static void t_flags(void **state)
@@ -1817,6 +1990,7 @@ int main(void)
 		cmocka_unit_test(t_erofs),
 		cmocka_unit_test(t_times),
 		cmocka_unit_test(t_xattr),
+		cmocka_unit_test(t_acl),
 		cmocka_unit_test(t_flags),
 		cmocka_unit_test(t_features_none),
 		cmocka_unit_test(t_features_more),

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 
 #include "f2fs.h"
@@ -1719,6 +1720,100 @@ static void test_acl_mode_equivalent(void **state)
 	free(buf);
 }
 
+/*
+ * One posix_acl_create_masq case: the ACL of n entries masked with mode; the
+ * result, the new mode and (when want is given) the new entries.
+ */
+static void masq_case(const uint32_t (*e)[3], size_t n, uint32_t mode, int ret,
+		      uint32_t want_mode, const uint32_t (*want)[3])
+{
+	uint8_t acl[64], want_acl[64];
+	size_t len = vfs_acl(acl, e, n, 2);
+
+	assert_int_equal(f2fs_acl_create_masq(acl, len, &mode), ret);
+	assert_int_equal(mode, want_mode);
+	if (want) {
+		vfs_acl(want_acl, want, n, 2);
+		assert_memory_equal(acl, want_acl, len);
+	}
+}
+
+/*
+ * posix_acl_create_masq: cases worked out by hand from fs/posix_acl.c. A
+ * file created 0666 under a default ACL with a mask and a named user: the
+ * entries keep what mode allows, the mode what the entries allow.
+ */
+static void test_acl_create_masq(void **state)
+{
+	static const uint32_t dflt[][3] = {
+		{ T_USER_OBJ, 7, UNDEF }, { T_USER, 7, 65534 }, { T_GROUP_OBJ, 5, UNDEF },
+		{ T_MASK, 7, UNDEF }, { T_OTHER, 0, UNDEF },
+	};
+	static const uint32_t want_file[][3] = {
+		{ T_USER_OBJ, 6, UNDEF }, { T_USER, 7, 65534 }, { T_GROUP_OBJ, 5, UNDEF },
+		{ T_MASK, 6, UNDEF }, { T_OTHER, 0, UNDEF },
+	};
+	static const uint32_t plain[][3] = {
+		{ T_USER_OBJ, 5, UNDEF }, { T_GROUP_OBJ, 7, UNDEF }, { T_OTHER, 1, UNDEF },
+	};
+	static const uint32_t want_plain[][3] = {
+		{ T_USER_OBJ, 4, UNDEF }, { T_GROUP_OBJ, 6, UNDEF }, { T_OTHER, 0, UNDEF },
+	};
+	static const uint32_t no_group[][3] = { { T_USER_OBJ, 7, UNDEF }, { T_OTHER, 0, UNDEF } };
+	uint8_t acl[64];
+	uint32_t mode = 0644;
+	size_t n;
+
+	masq_case(dflt, ARRAY_SIZE(dflt), S_IFREG | 0666, 1, S_IFREG | 0660, want_file);
+	/* directories keep setgid and sticky; 0777 under the same ACL */
+	masq_case(dflt, ARRAY_SIZE(dflt), S_IFDIR | S_ISGID | 0777, 1, S_IFDIR | S_ISGID | 0770,
+		  NULL);
+	/* no mask, no named entries: equivalent to the mode, group_obj masked */
+	masq_case(plain, ARRAY_SIZE(plain), S_IFREG | 0662, 0, S_IFREG | 0460, want_plain);
+	/* no group entry at all: the kernel's -EIO; a bad header too */
+	masq_case(no_group, ARRAY_SIZE(no_group), 0644, -EIO, 0644, NULL);
+	n = vfs_acl(acl, plain, ARRAY_SIZE(plain), 1);
+	assert_int_equal(f2fs_acl_create_masq(acl, n, &mode), -EIO);
+	assert_int_equal(f2fs_acl_create_masq(acl, 5, &mode), -EIO);
+}
+
+/* posix_acl_chmod on the stored ACL: owner, mask (or group) and other follow. */
+static void test_acl_chmod(void **state)
+{
+	static const uint32_t named[][3] = {
+		{ T_USER_OBJ, 7, UNDEF }, { T_USER, 4, 1000 }, { T_GROUP_OBJ, 5, UNDEF },
+		{ T_GROUP, 6, 100 }, { T_MASK, 7, UNDEF }, { T_OTHER, 5, UNDEF },
+	};
+	static const uint32_t after[][3] = {
+		{ T_USER_OBJ, 6, UNDEF }, { T_USER, 4, 1000 }, { T_GROUP_OBJ, 5, UNDEF },
+		{ T_GROUP, 6, 100 }, { T_MASK, 4, UNDEF }, { T_OTHER, 0, UNDEF },
+	};
+	uint8_t *buf = calloc(1, AREA_BYTES);
+	uint8_t acl[128], want[128];
+	struct f2fs_xattr_update up;
+	size_t n;
+
+	assert_non_null(buf);
+	/* no xattrs at all, then xattrs but no ACL: nothing to do */
+	assert_int_equal(f2fs_xattr_acl_chmod(buf, INLINE_BYTES, AREA_BYTES, 0640, &up), 0);
+	assert_false(up.dirty || up.touched || up.need_node || up.set_mode);
+	assert_int_equal(set(buf, INLINE_BYTES, AREA_BYTES, S_REG, "user.a", "b", 1, 0, &up), 0);
+	assert_int_equal(f2fs_xattr_acl_chmod(buf, INLINE_BYTES, AREA_BYTES, 0640, &up), 0);
+	assert_false(up.dirty);
+
+	n = vfs_acl(acl, named, ARRAY_SIZE(named), 2);
+	assert_int_equal(set(buf, INLINE_BYTES, AREA_BYTES, S_REG, "system.posix_acl_access", acl,
+			     n, 0, &up), 0);
+	assert_int_equal(f2fs_xattr_acl_chmod(buf, INLINE_BYTES, AREA_BYTES, 0640, &up), 0);
+	assert_true(up.dirty && up.touched && !up.set_mode && !up.need_node);
+	n = vfs_acl(want, after, ARRAY_SIZE(after), 2);
+	expect_xattr(buf, AREA_BYTES, "system.posix_acl_access", want, n);
+	/* the same mode again changes nothing */
+	assert_int_equal(f2fs_xattr_acl_chmod(buf, INLINE_BYTES, AREA_BYTES, 0640, &up), 0);
+	assert_false(up.dirty);
+	free(buf);
+}
+
 static void test_acl_set_invalid(void **state)
 {
 	static const struct {
@@ -2050,6 +2145,8 @@ int main(void)
 		cmocka_unit_test(test_acl_set_round_trip),
 		cmocka_unit_test(test_acl_mode_equivalent),
 		cmocka_unit_test(test_acl_set_invalid),
+		cmocka_unit_test(test_acl_create_masq),
+		cmocka_unit_test(test_acl_chmod),
 		cmocka_unit_test(test_acl_set_too_big),
 		cmocka_unit_test(test_set_model),
 		cmocka_unit_test(test_set_mutations),
