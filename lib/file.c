@@ -706,16 +706,34 @@ static int do_fallocate(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, in
 	return ret;
 }
 
+/* COLLAPSE_RANGE and INSERT_RANGE (file_range.c), under the inode lock. */
+static int do_shift_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, int mode,
+			  uint64_t off, uint64_t len)
+{
+	if (mode == FALLOC_FL_COLLAPSE_RANGE)
+		return f2fs_collapse_range(sbi, fi, off, len);
+	/* as inode_newsize_ok, before the range checks */
+	if (fi->size + len < fi->size ||
+	    DIV_ROUND_UP(fi->size + len, F2FS_BLKSIZE) > max_file_blocks(fi))
+		return -EFBIG;
+	return f2fs_insert_range(sbi, fi, off, len);
+}
+
 static int do_fallocate_op(struct uf2fs *fs, uint32_t ino, int mode, uint64_t off, uint64_t len)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
-	const int supported = FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE;
+	const int supported = FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE |
+			      FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE;
+	const int shift = FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE;
 	struct f2fs_inode_info *fi;
 	int ret;
 
 	if (mode & ~supported)
 		return -EOPNOTSUPP;
 	if ((mode & FALLOC_FL_PUNCH_HOLE) && !(mode & FALLOC_FL_KEEP_SIZE))
+		return -EOPNOTSUPP;
+	/* as vfs_fallocate (Linux 6.13 on): collapse and insert take no other flag */
+	if ((mode & shift) && mode != FALLOC_FL_COLLAPSE_RANGE && mode != FALLOC_FL_INSERT_RANGE)
 		return -EOPNOTSUPP;
 	if (!len || off + len < off)
 		return -EINVAL;
@@ -735,10 +753,19 @@ static int do_fallocate_op(struct uf2fs *fs, uint32_t ino, int mode, uint64_t of
 		ret = -EPERM;
 	else if (DIV_ROUND_UP(off + len, F2FS_BLKSIZE) > max_file_blocks(fi))
 		ret = -EFBIG;
+	else if ((mode & shift) && f2fs_is_encrypted(fi))
+		ret = -EOPNOTSUPP;	/* as f2fs_fallocate */
 	if (!ret) {
 		pthread_rwlock_wrlock(&fi->i_rwsem);
-		ret = do_fallocate(sbi, fi, mode, off, len);
-		f2fs_inode_touch(fi, !(mode == 0 || mode == FALLOC_FL_KEEP_SIZE), true);
+		/* a shift would write back the staged data of an atomic write: not offered */
+		if ((mode & shift) && fi->atomic)
+			ret = -EOPNOTSUPP;
+		else if (mode & shift)
+			ret = do_shift_range(sbi, fi, mode, off, len);
+		else
+			ret = do_fallocate(sbi, fi, mode, off, len);
+		if (!ret)	/* as f2fs_fallocate: times change only on success */
+			f2fs_inode_touch(fi, !(mode == 0 || mode == FALLOC_FL_KEEP_SIZE), true);
 		f2fs_mark_inode_dirty(sbi, fi);
 		pthread_rwlock_unlock(&fi->i_rwsem);
 	}
@@ -826,16 +853,32 @@ void f2fs_balance(struct f2fs_sb_info *sbi)
 int f2fs_check_space(struct f2fs_sb_info *sbi, uint64_t nblocks)
 {
 	struct f2fs_sm_info *sm = &sbi->sm;
-	uint64_t reserve = (uint64_t)le32(sbi->ckpt->rsvd_segment_count) * sbi->blocks_per_seg;
 	uint64_t dirty = folio_dirty_bytes(sbi) / F2FS_BLKSIZE;
-	uint64_t valid, free_blocks;
+	uint64_t valid;
 
 	pthread_mutex_lock(&sm->lock);
 	valid = sm->valid_blocks;
-	free_blocks = (uint64_t)sm->nr_free * sbi->blocks_per_seg;
 	pthread_mutex_unlock(&sm->lock);
 	if (valid + dirty + nblocks > sm->user_blocks)
 		return -ENOSPC;
+	return f2fs_check_log_space(sbi, nblocks);
+}
+
+/*
+ * Only the log's side of f2fs_check_space: for blocks that replace as many
+ * valid ones (a copy that frees its source), which change no user budget
+ * but need free segments before the old blocks become reusable.
+ */
+int f2fs_check_log_space(struct f2fs_sb_info *sbi, uint64_t nblocks)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	uint64_t reserve = (uint64_t)le32(sbi->ckpt->rsvd_segment_count) * sbi->blocks_per_seg;
+	uint64_t dirty = folio_dirty_bytes(sbi) / F2FS_BLKSIZE;
+	uint64_t free_blocks;
+
+	pthread_mutex_lock(&sm->lock);
+	free_blocks = (uint64_t)sm->nr_free * sbi->blocks_per_seg;
+	pthread_mutex_unlock(&sm->lock);
 	if (free_blocks >= dirty + nblocks + reserve)
 		return 0;
 	/* prefree segments become free at a checkpoint; GC would go here */
