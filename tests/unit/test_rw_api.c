@@ -1179,6 +1179,34 @@ static void t_shift_nodes(void **state)
 	end();
 }
 
+/*
+ * A shift copies every data block it moves, so it needs that much free log
+ * space: when even a checkpoint and GC cannot make it, ENOSPC, and nothing
+ * changed. A shift near EOF moves little and fits.
+ */
+static void t_shift_space(void **state)
+{
+	struct statvfs st;
+	uint64_t size;
+
+	begin_feat("shift_space", RW_FEATURES_DEFAULT, 64);
+	RW_OK(uf2fs_statfs(FS, &st));
+	size = st.f_bfree * 4096 * 6 / 10 / (1 << 20) * (1 << 20);
+	rw_create(FS, M, "f", S_IFREG | 0644, 0, NULL);
+	for (uint64_t off = 0; off < size; off += 1 << 20) {
+		rw_write_pat(FS, M, "f", off, 1 << 20, off);
+		RW_OK(uf2fs_sync(FS));
+	}
+	rw_write_pat(FS, M, "f", BLK, 100, 2);	/* dirty when the shift starts */
+	RW_EXPECT(uf2fs_fallocate(FS, ino_of("f"), FALLOC_FL_COLLAPSE_RANGE, 0, BLK), -ENOSPC);
+	RW_EXPECT(uf2fs_fallocate(FS, ino_of("f"), FALLOC_FL_INSERT_RANGE, BLK, BLK), -ENOSPC);
+	RW_VERIFY(FS, M, "after ENOSPC");
+	collapse("f", size - 20 * BLK, 4 * BLK);
+	insert("f", size - 30 * BLK, 8 * BLK);
+	RW_OK(uf2fs_fsync(FS, ino_of("f"), false));	/* a shift makes fsync checkpoint */
+	end();
+}
+
 /* A sparse file too big for the flat model: islands of data, moved by hand. */
 struct sisland {
 	uint64_t off;
@@ -1876,6 +1904,7 @@ int main(void)
 		cmocka_unit_test(t_fallocate_space),
 		cmocka_unit_test(t_shift),
 		cmocka_unit_test(t_shift_nodes),
+		cmocka_unit_test(t_shift_space),
 		cmocka_unit_test(t_shift_sparse),
 		cmocka_unit_test(t_setgid),
 		cmocka_unit_test(t_unlink_open),
