@@ -40,8 +40,10 @@ while IFS=: read -r label opts; do
 	LD_PRELOAD=$so UF2FS_PRELOAD_IMAGE=$img "$FSX" -q -R -W -N "$OPS" -S "$seed" \
 		-P "$tmp" --record-ops="$tmp/$label.ops" $opts /uf2fs/f >"$tmp/$label.out" 2>&1
 	rc=$?
-	grep -iE "operations completed|fail|error|differ|bad" "$tmp/$label.out" | head -5
-	# what fsx did, by operation: collapse and insert must be among them
+	grep -v "^ *[0-9]" "$tmp/$label.out" | grep -E "operations completed|BAD|[Ff]ail|[Ee]rror" |
+		head -5
+	# the last operations (fsx keeps 10000), by kind: collapse and insert must be among them
+	printf "last ops: "
 	awk '{ n[$1]++ } END { for (o in n) printf "%s %d, ", o, n[o]; print "" }' \
 		"$tmp/$label.ops"
 	for op in collapse_range insert_range; do
