@@ -148,8 +148,8 @@ static int copy_run(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64
 
 		if (IS_ERR(f))
 			return PTR_ERR(f);
-		if (!created || f->index != pos) {
-			/* the cache of the range was dropped and the inode is ours */
+		if (!created) {
+			/* cannot be: the cache of the range was dropped and the inode is ours */
 			folio_put(sbi, f);
 			return f2fs_error(sbi, EIO, "inode %u: block %llu cached during a shift",
 					  fi->ino, (unsigned long long)pos);
