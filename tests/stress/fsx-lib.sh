@@ -10,6 +10,7 @@
 #   FSX_OPS    operations per run (default 100000)
 #   FSX_SEED   seed of the first run (default 1)
 #   FSX_RUNS   "label:fsx options" lines (default: two runs, see below)
+#   UF2FS_PRELOAD_CACHE_MB, UF2FS_PRELOAD_FOLIO_ORDER   passed to the shim
 # Without fsx or f2fs-tools it says SKIP and exits 0 (make stress runs every
 # executable here and stops at the first non-zero exit).
 set -u

@@ -9,6 +9,8 @@
  *   UF2FS_PRELOAD_IMAGE  the image (required); mounted read-write at the
  *                        first open under the prefix, unmounted at exit
  *   UF2FS_PRELOAD_DIR    the prefix (default /uf2fs); /uf2fs/a/b is a/b
+ *   UF2FS_PRELOAD_CACHE_MB, UF2FS_PRELOAD_FOLIO_ORDER   library options
+ *                        (a small cache evicts, order 0 splits every write)
  *
  * Covered for those files: open/open64 (O_CREAT, O_EXCL, O_TRUNC), close,
  * read, write, pread, pwrite, preadv2/pwritev2 without flags, lseek
@@ -121,6 +123,10 @@ static int mount_once(void)
 	if (!o.device)
 		return -EINVAL;
 	o.read_only = false;
+	if (getenv("UF2FS_PRELOAD_CACHE_MB"))
+		o.cache_size = strtoull(getenv("UF2FS_PRELOAD_CACHE_MB"), NULL, 0) << 20;
+	if (getenv("UF2FS_PRELOAD_FOLIO_ORDER"))
+		o.max_folio_order = atoi(getenv("UF2FS_PRELOAD_FOLIO_ORDER"));
 	ret = uf2fs_mount(&o, &fs);
 	if (ret)
 		fprintf(stderr, "uf2fs preload: mount %s: %s\n", o.device, uf2fs_last_error(NULL));
