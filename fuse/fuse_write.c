@@ -192,8 +192,10 @@ void fuse_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 }
 
 /*
- * The kernel passes on only KEEP_SIZE, PUNCH_HOLE and ZERO_RANGE; which
- * combinations work is the library's to say (EOPNOTSUPP otherwise).
+ * The kernel passes on only KEEP_SIZE, PUNCH_HOLE and ZERO_RANGE
+ * (fuse_file_fallocate answers EOPNOTSUPP to COLLAPSE_RANGE and
+ * INSERT_RANGE itself, as of Linux 6.18, so those reach only library
+ * users); which combinations work is the library's to say.
  */
 void fuse_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
 		       struct fuse_file_info *fi)

@@ -716,6 +716,15 @@ int f2fs_check_space(struct f2fs_sb_info *sbi, uint64_t nblocks);
 bool f2fs_room_ok(struct f2fs_sb_info *sbi, uint64_t nblocks);
 /* Free blocks and nodes from file block "from" on (truncate). */
 int f2fs_truncate_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t from);
+/* Release what one dnode slot holds (block, reservation) from the counts; caller clears it. */
+void f2fs_free_data_addr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, block_t addr);
+/* Room in free segments for nblocks rewritten blocks, past the dirty data (file.c). */
+int f2fs_check_log_space(struct f2fs_sb_info *sbi, uint64_t nblocks);
+/* fallocate COLLAPSE_RANGE and INSERT_RANGE (file_range.c); inode held exclusively. */
+int f2fs_collapse_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t off,
+			uint64_t len);
+int f2fs_insert_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t off,
+		      uint64_t len);
 ssize_t f2fs_file_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, size_t len,
 			   uint64_t off, int (*cb)(void *, const struct iovec *, int), void *arg);
 /* Read one whole file block (directory blocks): a cached data folio, referenced. */

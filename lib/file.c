@@ -772,16 +772,34 @@ static int do_fallocate(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, in
 	return ret;
 }
 
+/* COLLAPSE_RANGE and INSERT_RANGE (file_range.c), under the inode lock. */
+static int do_shift_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, int mode,
+			  uint64_t off, uint64_t len)
+{
+	if (mode == FALLOC_FL_COLLAPSE_RANGE)
+		return f2fs_collapse_range(sbi, fi, off, len);
+	/* as inode_newsize_ok, before the range checks */
+	if (fi->size + len < fi->size ||
+	    DIV_ROUND_UP(fi->size + len, F2FS_BLKSIZE) > max_file_blocks(fi))
+		return -EFBIG;
+	return f2fs_insert_range(sbi, fi, off, len);
+}
+
 static int do_fallocate_op(struct uf2fs *fs, uint32_t ino, int mode, uint64_t off, uint64_t len)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
-	const int supported = FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE;
+	const int supported = FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE |
+			      FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE;
+	const int shift = FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE;
 	struct f2fs_inode_info *fi;
 	int ret;
 
 	if (mode & ~supported)
 		return -EOPNOTSUPP;
 	if ((mode & FALLOC_FL_PUNCH_HOLE) && !(mode & FALLOC_FL_KEEP_SIZE))
+		return -EOPNOTSUPP;
+	/* as vfs_fallocate (Linux 6.13 on): collapse and insert take no other flag */
+	if ((mode & shift) && mode != FALLOC_FL_COLLAPSE_RANGE && mode != FALLOC_FL_INSERT_RANGE)
 		return -EOPNOTSUPP;
 	if (!len || off + len < off)
 		return -EINVAL;
@@ -801,10 +819,19 @@ static int do_fallocate_op(struct uf2fs *fs, uint32_t ino, int mode, uint64_t of
 		ret = -EPERM;
 	else if (DIV_ROUND_UP(off + len, F2FS_BLKSIZE) > max_file_blocks(fi))
 		ret = -EFBIG;
+	else if ((mode & shift) && f2fs_is_encrypted(fi))
+		ret = -EOPNOTSUPP;	/* as f2fs_fallocate */
 	if (!ret) {
 		pthread_rwlock_wrlock(&fi->i_rwsem);
-		ret = do_fallocate(sbi, fi, mode, off, len);
-		f2fs_inode_touch(fi, !(mode == 0 || mode == FALLOC_FL_KEEP_SIZE), true);
+		/* a shift would write back the staged data of an atomic write: not offered */
+		if ((mode & shift) && fi->atomic)
+			ret = -EOPNOTSUPP;
+		else if (mode & shift)
+			ret = do_shift_range(sbi, fi, mode, off, len);
+		else
+			ret = do_fallocate(sbi, fi, mode, off, len);
+		if (!ret)	/* as f2fs_fallocate: times change only on success */
+			f2fs_inode_touch(fi, !(mode == 0 || mode == FALLOC_FL_KEEP_SIZE), true);
 		f2fs_mark_inode_dirty(sbi, fi);
 		pthread_rwlock_unlock(&fi->i_rwsem);
 	}
@@ -942,9 +969,19 @@ int f2fs_check_space(struct f2fs_sb_info *sbi, uint64_t nblocks)
 	 */
 	if (valid + dirty + nblocks + DIV_ROUND_UP(data, DEF_ADDRS_PER_BLOCK) + 1 > sm->user_blocks)
 		return -ENOSPC;
+	return f2fs_check_log_space(sbi, nblocks);
+}
+
+/*
+ * Only the log's side of f2fs_check_space: for blocks that replace as many
+ * valid ones (a copy that frees its source), which change no user budget
+ * but need room in the logs before the old blocks become reusable.
+ */
+int f2fs_check_log_space(struct f2fs_sb_info *sbi, uint64_t nblocks)
+{
 	if (f2fs_room_ok(sbi, nblocks))
 		return 0;
-	atomic_store(&sm->room_wanted, nblocks);
+	atomic_store(&sbi->sm.room_wanted, nblocks);
 	return f2fs_gc_for_space(sbi, nblocks);
 }
 

@@ -26,7 +26,7 @@
 /// Freeing addresses ///
 
 /* Release what one address slot holds; the caller clears the slot. */
-static void free_data_addr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, block_t addr)
+void f2fs_free_data_addr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, block_t addr)
 {
 	if (addr == NULL_ADDR || addr == COMPRESS_ADDR)
 		return;
@@ -51,7 +51,7 @@ static void free_addrs(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, str
 	for (unsigned int i = from; i < nr; i++) {
 		if (addrs[i] == NULL_ADDR)
 			continue;
-		free_data_addr(sbi, fi, addrs[i]);
+		f2fs_free_data_addr(sbi, fi, addrs[i]);
 		addrs[i] = NULL_ADDR;
 		changed = true;
 	}

@@ -188,7 +188,11 @@ int uf2fs_rename(struct uf2fs *fs, uint32_t olddir, const char *oldname, size_t 
 int uf2fs_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *attr,
 		  unsigned int valid, struct uf2fs_attr *out);
 ssize_t uf2fs_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t len, uint64_t off);
-/* mode: 0, FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE|KEEP_SIZE, FALLOC_FL_ZERO_RANGE */
+/*
+ * mode: 0, FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE|KEEP_SIZE, FALLOC_FL_ZERO_RANGE
+ * (|KEEP_SIZE), FALLOC_FL_COLLAPSE_RANGE or FALLOC_FL_INSERT_RANGE (alone; offset and
+ * length in whole blocks, the range inside the file).
+ */
 int uf2fs_fallocate(struct uf2fs *fs, uint32_t ino, int mode, uint64_t off, uint64_t len);
 int uf2fs_fsync(struct uf2fs *fs, uint32_t ino, bool datasync);
 /* Make everything durable: a checkpoint. */

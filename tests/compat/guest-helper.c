@@ -22,6 +22,8 @@
  *   gh mksock PATH                        bind an AF_UNIX socket there, then exit
  *   gh fallocate PATH OFF LEN [keep]      fallocate(0 or KEEP_SIZE)
  *   gh punch PATH OFF LEN                 PUNCH_HOLE|KEEP_SIZE
+ *   gh collapse PATH OFF LEN              COLLAPSE_RANGE
+ *   gh insert PATH OFF LEN                INSERT_RANGE
  *   gh cblocks PATH                       F2FS_IOC_GET_COMPRESS_BLOCKS
  *   gh release PATH                       F2FS_IOC_RELEASE_COMPRESS_BLOCKS
  *   gh verity PATH                        FS_IOC_ENABLE_VERITY (sha256, 4K)
@@ -759,6 +761,14 @@ int main(int argc, char **argv)
 		int fd = open(p, O_RDWR | O_CREAT, 0644);
 		if (fd < 0 || fallocate(fd, mode, atoll(argv[3]), atoll(argv[4])))
 			die(cmd, p);
+		return 0;
+	}
+	if ((!strcmp(cmd, "collapse") || !strcmp(cmd, "insert")) && argc == 5) {
+		int mode = cmd[0] == 'c' ? FALLOC_FL_COLLAPSE_RANGE : FALLOC_FL_INSERT_RANGE;
+		int fd = open(p, O_RDWR);
+		if (fd < 0 || fallocate(fd, mode, atoll(argv[3]), atoll(argv[4])))
+			die(cmd, p);
+		close(fd);
 		return 0;
 	}
 	if (!strcmp(cmd, "cblocks"))

@@ -982,6 +982,368 @@ static void t_fallocate_space(void **state)
 	end();
 }
 
+/* /// fallocate COLLAPSE_RANGE and INSERT_RANGE /// */
+
+#define BLK 4096ULL
+#define MIN_U64(a, b) ((a) < (b) ? (a) : (b))
+#define MAX_U64(a, b) ((a) > (b) ? (a) : (b))
+
+/* COLLAPSE_RANGE or INSERT_RANGE that must succeed, and the same on the model. */
+static void shift(const char *path, int mode, uint64_t off, uint64_t len)
+{
+	int ret = uf2fs_fallocate(FS, ino_of(path), mode, off, len);
+
+	if (ret)
+		RW_FAIL("fallocate(%s, 0x%x, %" PRIu64 ", %" PRIu64 ") = %d (%s)", path, mode, off,
+			len, ret, strerror(-ret));
+	if (mode == FALLOC_FL_COLLAPSE_RANGE)
+		mnode_collapse(model_get(M, path), off, len);
+	else
+		mnode_insert(model_get(M, path), off, len);
+}
+
+static void collapse(const char *path, uint64_t off, uint64_t len)
+{
+	shift(path, FALLOC_FL_COLLAPSE_RANGE, off, len);
+}
+
+static void insert(const char *path, uint64_t off, uint64_t len)
+{
+	shift(path, FALLOC_FL_INSERT_RANGE, off, len);
+}
+
+/* Sectors of a file after a checkpoint has given every dirty block its place. */
+static uint64_t synced_blocks(const char *path)
+{
+	RW_OK(uf2fs_sync(FS));
+	return attr_of(path).blocks;
+}
+
+static void t_shift(void **state)
+{
+	const int flags = FALLOC_FL_COLLAPSE_RANGE, flags_i = FALLOC_FL_INSERT_RANGE;
+	struct uf2fs_attr a = { .mtime = { 1000, 0 }, .ctime = { 1000, 0 } };
+	uint64_t before;
+	uint32_t ino;
+
+	begin("shift");
+	/* at the start and in the middle of checkpointed data; blocks follow the size */
+	rw_create(FS, M, "c", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "c", 0, 40 * BLK, 1);
+	before = synced_blocks("c");
+	collapse("c", 0, 3 * BLK);
+	collapse("c", 8 * BLK, 5 * BLK);
+	if (synced_blocks("c") != before - 8 * 8)
+		RW_FAIL("collapse of 8 blocks: %" PRIu64 " sectors, before %" PRIu64,
+			attr_of("c").blocks, before);
+	rw_create(FS, M, "i", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "i", 0, 40 * BLK, 2);
+	before = synced_blocks("i");
+	insert("i", 0, 2 * BLK);
+	insert("i", 20 * BLK, 7 * BLK);
+	if (synced_blocks("i") != before)
+		RW_FAIL("insert: %" PRIu64 " sectors, before %" PRIu64, attr_of("i").blocks, before);
+	/* an unaligned size: the partial last block moves, and nothing past EOF shows */
+	rw_create(FS, M, "u", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "u", 0, 100 * 1024 + 123, 3);
+	collapse("u", 2 * BLK, 4 * BLK);
+	insert("u", 21 * BLK, 3 * BLK);		/* only the block holding EOF */
+	rw_truncate(FS, M, "u", model_get(M, "u")->size + 9000);
+	/* dirty data that never reached a block, and a mix with checkpointed blocks */
+	rw_create(FS, M, "dirty", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "dirty", 0, 300 * 1024 + 1, 4);
+	collapse("dirty", 10 * BLK, 10 * BLK);
+	RW_OK(uf2fs_sync(FS));
+	rw_write_pat(FS, M, "dirty", 5 * BLK + 100, 30 * BLK, 5);
+	insert("dirty", 6 * BLK, 11 * BLK);
+	rw_write_pat(FS, M, "dirty", 3 * BLK, 100, 6);
+	collapse("dirty", 0, BLK);
+	/* holes move as holes */
+	rw_create(FS, M, "holes", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "holes", 0, 5000, 7);
+	rw_write_pat(FS, M, "holes", 1 << 20, 3 * BLK, 8);
+	rw_truncate(FS, M, "holes", (2 << 20) + 77);
+	RW_OK(uf2fs_sync(FS));
+	before = synced_blocks("holes");
+	collapse("holes", 4 * BLK, 100 * BLK);	/* a range of holes only */
+	insert("holes", BLK, 50 * BLK);
+	collapse("holes", 200 * BLK, 20 * BLK);	/* across the island */
+	insert("holes", 300 * BLK, 64 * BLK);	/* in the hole after it */
+	if (synced_blocks("holes") != before - 3 * 8)
+		RW_FAIL("holes: %" PRIu64 " sectors, before %" PRIu64 " (3 blocks collapsed)",
+			attr_of("holes").blocks, before);
+	/* preallocated blocks move as preallocated; KEEP_SIZE ones past EOF go */
+	rw_create(FS, M, "pre", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "pre", 0, 50 * BLK, 9);
+	RW_OK(uf2fs_fallocate(FS, ino_of("pre"), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      10 * BLK, 20 * BLK));
+	mnode_zero(model_get(M, "pre"), 10 * BLK, 20 * BLK);
+	RW_OK(uf2fs_fallocate(FS, ino_of("pre"), 0, 12 * BLK, 5 * BLK));
+	RW_OK(uf2fs_fallocate(FS, ino_of("pre"), FALLOC_FL_KEEP_SIZE, 50 * BLK, 30 * BLK));
+	before = synced_blocks("pre");
+	collapse("pre", 2 * BLK, 4 * BLK);
+	if (synced_blocks("pre") != before - (4 + 30) * 8)
+		RW_FAIL("prealloc: %" PRIu64 " sectors, before %" PRIu64 " (34 blocks gone)",
+			attr_of("pre").blocks, before);
+	RW_OK(uf2fs_fallocate(FS, ino_of("pre"), FALLOC_FL_KEEP_SIZE, 50 * BLK, 10 * BLK));
+	insert("pre", BLK, 9 * BLK);
+	if (synced_blocks("pre") != before - (4 + 30) * 8)
+		RW_FAIL("prealloc: %" PRIu64 " sectors after insert, before %" PRIu64,
+			attr_of("pre").blocks, before);
+	rw_write_pat(FS, M, "pre", 20 * BLK + 10, 100, 10);	/* into a moved preallocation */
+	/* an inline file: collapse cannot fit, insert converts it first */
+	rw_create(FS, M, "inl", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "inl", 0, 3000, 11);
+	RW_EXPECT(uf2fs_fallocate(FS, ino_of("inl"), flags, 0, BLK), -EINVAL);
+	insert("inl", 0, 2 * BLK);
+	if (attr_of("inl").flags & FS_INLINE_DATA_FL)
+		RW_FAIL("insert left the file inline");
+	/* mtime and ctime change */
+	RW_OK(uf2fs_setattr(FS, ino_of("c"), &a, UF2FS_SET_MTIME | UF2FS_SET_CTIME, NULL));
+	collapse("c", BLK, BLK);
+	if (attr_of("c").mtime.tv_sec == 1000 || attr_of("c").ctime.tv_sec == 1000)
+		RW_FAIL("collapse kept the old mtime or ctime");
+	RW_OK(uf2fs_setattr(FS, ino_of("c"), &a, UF2FS_SET_MTIME | UF2FS_SET_CTIME, NULL));
+	insert("c", BLK, BLK);
+	if (attr_of("c").mtime.tv_sec == 1000 || attr_of("c").ctime.tv_sec == 1000)
+		RW_FAIL("insert kept the old mtime or ctime");
+
+	/* errors, as Linux: alignment, EOF, flags; nothing changes */
+	ino = ino_of("c");
+	RW_OK(uf2fs_setattr(FS, ino, &a, UF2FS_SET_MTIME, NULL));
+	RW_EXPECT(uf2fs_fallocate(FS, ino, flags, 1, BLK), -EINVAL);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, flags, BLK, BLK + 1), -EINVAL);
+	RW_EXPECT(uf2fs_fallocate(FS, ino_of("u"), flags, 0, 100), -EINVAL);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, flags, 0, attr_of("c").size), -EINVAL);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, flags, BLK, attr_of("c").size), -EINVAL);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, flags, 1 << 30, BLK), -EINVAL);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, flags_i, 3, BLK), -EINVAL);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, flags_i, 0, 512), -EINVAL);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, flags_i, attr_of("c").size, BLK), -EINVAL);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, flags_i, 1 << 30, BLK), -EINVAL);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, flags | FALLOC_FL_KEEP_SIZE, 0, BLK), -EOPNOTSUPP);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, flags_i | FALLOC_FL_KEEP_SIZE, 0, BLK), -EOPNOTSUPP);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, flags | flags_i, 0, BLK), -EOPNOTSUPP);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, flags | FALLOC_FL_PUNCH_HOLE, 0, BLK), -EOPNOTSUPP);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, flags, 0, 0), -EINVAL);
+	RW_EXPECT(uf2fs_fallocate(FS, ino, flags, 5ULL << 40, BLK), -EFBIG);
+	RW_EXPECT(uf2fs_fallocate(FS, uf2fs_root_ino(FS), flags, 0, BLK), -EISDIR);
+	if (attr_of("c").mtime.tv_sec != 1000)
+		RW_FAIL("a failed collapse or insert changed mtime");
+	/* insert past the largest file size: EFBIG before any range check */
+	rw_create(FS, NULL, "huge", S_IFREG | 0644, 0, NULL);
+	rw_truncate(FS, NULL, "huge", 3ULL << 40);
+	RW_EXPECT(uf2fs_fallocate(FS, ino_of("huge"), flags_i, 0, 1ULL << 40), -EFBIG);
+	RW_EXPECT(uf2fs_fallocate(FS, ino_of("huge"), flags_i, 7ULL << 39, BLK), -EINVAL);
+	RW_OK(uf2fs_unlink(FS, uf2fs_root_ino(FS), NAME("huge")));
+	/* immutable and append-only files: EPERM */
+	rw_create(FS, M, "imm", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "imm", 0, 10 * BLK, 12);
+	RW_OK(uf2fs_set_flags(FS, ino_of("imm"), FS_IMMUTABLE_FL));
+	RW_EXPECT(uf2fs_fallocate(FS, ino_of("imm"), flags, 0, BLK), -EPERM);
+	RW_EXPECT(uf2fs_fallocate(FS, ino_of("imm"), flags_i, 0, BLK), -EPERM);
+	RW_OK(uf2fs_set_flags(FS, ino_of("imm"), FS_APPEND_FL));
+	RW_EXPECT(uf2fs_fallocate(FS, ino_of("imm"), flags, 0, BLK), -EPERM);
+	RW_EXPECT(uf2fs_fallocate(FS, ino_of("imm"), flags_i, 0, BLK), -EPERM);
+	RW_OK(uf2fs_set_flags(FS, ino_of("imm"), 0));
+	remount_rw();
+	/* after a remount everything comes from disk; shift once more */
+	collapse("dirty", 0, 2 * BLK);
+	insert("holes", 0, BLK);
+	end();
+}
+
+/*
+ * Files past the inode's direct addresses: the shift crosses direct, indirect
+ * and double-indirect node boundaries, in chunks that overlap their own
+ * destination (delta smaller than a chunk) and that do not.
+ */
+static void t_shift_nodes(void **state)
+{
+	begin("shift_nodes");
+	rw_create(FS, M, "n", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "n", 0, 3500 * BLK + 999, 1);	/* inode, DIR1, DIR2, IND1 */
+	RW_OK(uf2fs_sync(FS));
+	collapse("n", 0, BLK);
+	collapse("n", 900 * BLK, 50 * BLK);		/* the inode's last addresses */
+	insert("n", 100 * BLK, 2000 * BLK);		/* delta bigger than a chunk */
+	collapse("n", 1000 * BLK, 1500 * BLK);
+	rw_write_pat(FS, M, "n", 2000 * BLK + 5, 3 * BLK, 2);	/* dirty, straddling */
+	insert("n", 1017 * BLK, 3 * BLK);
+	collapse("n", 2900 * BLK, 37 * BLK);
+	RW_OK(uf2fs_fallocate(FS, ino_of("n"), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      1500 * BLK, 1100 * BLK));
+	mnode_zero(model_get(M, "n"), 1500 * BLK, 1100 * BLK);
+	insert("n", 10 * BLK, 1018 * BLK);		/* exactly a dnode */
+	remount_rw();
+	collapse("n", 1018 * BLK, 1018 * BLK);
+	end();
+}
+
+/*
+ * A shift copies every data block it moves, so it needs that much free log
+ * space: when even a checkpoint and GC cannot make it, ENOSPC, and nothing
+ * changed. A shift near EOF moves little and fits.
+ */
+static void t_shift_space(void **state)
+{
+	struct statvfs st;
+	uint64_t size;
+
+	begin_feat("shift_space", RW_FEATURES_DEFAULT, 64);
+	RW_OK(uf2fs_statfs(FS, &st));
+	size = st.f_bfree * 4096 * 9 / 10 / (1 << 20) * (1 << 20);
+	rw_create(FS, M, "f", S_IFREG | 0644, 0, NULL);
+	for (uint64_t off = 0; off < size; off += 1 << 20) {
+		rw_write_pat(FS, M, "f", off, 1 << 20, off);
+		RW_OK(uf2fs_sync(FS));
+	}
+	rw_write_pat(FS, M, "f", BLK, 100, 2);	/* dirty when the shift starts */
+	RW_EXPECT(uf2fs_fallocate(FS, ino_of("f"), FALLOC_FL_COLLAPSE_RANGE, 0, BLK), -ENOSPC);
+	RW_EXPECT(uf2fs_fallocate(FS, ino_of("f"), FALLOC_FL_INSERT_RANGE, BLK, BLK), -ENOSPC);
+	RW_VERIFY(FS, M, "after ENOSPC");
+	collapse("f", size - 20 * BLK, 4 * BLK);
+	insert("f", size - 30 * BLK, 8 * BLK);
+	RW_OK(uf2fs_fsync(FS, ino_of("f"), false));	/* a shift makes fsync checkpoint */
+	end();
+}
+
+/* A sparse file too big for the flat model: islands of data, moved by hand. */
+struct sisland {
+	uint64_t off;
+	size_t len;
+	uint8_t *data;
+};
+static struct sisland sisl[16];
+static size_t n_sisl;
+static uint64_t sparse_size;
+
+static void sparse_add(uint64_t off, size_t len, uint64_t seed)
+{
+	struct sisland *s = &sisl[n_sisl++];
+
+	s->off = off;
+	s->len = len;
+	s->data = malloc(len);
+	rw_fill(s->data, len, seed);
+	RW_EXPECT(uf2fs_write(FS, ino_of("sp"), s->data, len, off), (ssize_t)len);
+	if (off + len > sparse_size)
+		sparse_size = off + len;
+}
+
+/* Cut every island at pos, so that a shift moves whole islands. */
+static void sparse_split(uint64_t pos)
+{
+	for (size_t i = 0; i < n_sisl; i++) {
+		struct sisland *s = &sisl[i], *t;
+
+		if (pos <= s->off || pos >= s->off + s->len)
+			continue;
+		t = &sisl[n_sisl++];
+		t->off = pos;
+		t->len = s->off + s->len - pos;
+		t->data = malloc(t->len);
+		memcpy(t->data, s->data + (pos - s->off), t->len);
+		s->len = pos - s->off;
+	}
+}
+
+static void sparse_shift(int mode, uint64_t off, uint64_t len)
+{
+	RW_OK(uf2fs_fallocate(FS, ino_of("sp"), mode, off, len));
+	sparse_split(off);
+	if (mode == FALLOC_FL_COLLAPSE_RANGE)
+		sparse_split(off + len);
+	for (size_t i = 0; i < n_sisl; i++) {
+		struct sisland *s = &sisl[i];
+
+		if (s->off < off)
+			continue;
+		if (mode == FALLOC_FL_INSERT_RANGE)
+			s->off += len;
+		else if (s->off >= off + len)
+			s->off -= len;
+		else
+			s->len = 0;	/* collapsed away */
+	}
+	sparse_size = mode == FALLOC_FL_INSERT_RANGE ? sparse_size + len : sparse_size - len;
+}
+
+/* Expected bytes of [from, from + len): the islands over zeroes. */
+static void sparse_expect(uint8_t *buf, uint64_t from, size_t len)
+{
+	memset(buf, 0, len);
+	for (size_t i = 0; i < n_sisl; i++) {
+		const struct sisland *s = &sisl[i];
+		uint64_t a = MAX_U64(from, s->off), b = MIN_U64(from + len, s->off + s->len);
+
+		if (a < b)
+			memcpy(buf + (a - from), s->data + (a - s->off), b - a);
+	}
+}
+
+static void check_sparse_shift(struct uf2fs *fs, const char *when)
+{
+	static uint8_t want[1 << 20], got[1 << 20];
+	struct uf2fs_attr a;
+	uint32_t ino;
+
+	snprintf(rw_context, sizeof(rw_context), "shift_sparse, %s", when);
+	RW_OK(uf2fs_resolve(fs, "sp", &ino));
+	RW_OK(uf2fs_getattr(fs, ino, &a));
+	if (a.size != sparse_size)
+		RW_FAIL("sparse: size %" PRIu64 ", want %" PRIu64, a.size, sparse_size);
+	/* every island and 64 KiB around it, in 1 MiB reads */
+	for (size_t i = 0; i < n_sisl; i++) {
+		uint64_t from = sisl[i].off > 65536 ? sisl[i].off - 65536 : 0;
+		uint64_t to = MIN_U64(sisl[i].off + sisl[i].len + 65536, sparse_size);
+
+		for (uint64_t pos = from; pos < to; pos += sizeof(got)) {
+			size_t n = MIN_U64(to - pos, sizeof(got));
+
+			sparse_expect(want, pos, n);
+			RW_EXPECT(uf2fs_read(fs, ino, got, n, pos), (ssize_t)n);
+			if (memcmp(got, want, n)) {
+				size_t k = 0;
+
+				while (got[k] == want[k])
+					k++;
+				RW_FAIL("sparse: byte %" PRIu64 " is 0x%02x, want 0x%02x",
+					pos + k, got[k], want[k]);
+			}
+		}
+	}
+	snprintf(rw_context, sizeof(rw_context), "test shift_sparse");
+}
+
+static void t_shift_sparse(void **state)
+{
+	/* the double-indirect node starts a little below this block, whatever the inode layout */
+	const uint64_t dind = 2075607;
+
+	begin("shift_sparse");
+	rw_create(FS, M, "sp", S_IFREG | 0644, 0, NULL);
+	model_get(M, "sp")->no_content = true;	/* check_sparse_shift does it */
+	n_sisl = 0;
+	sparse_size = 0;
+	sparse_add(0, 100, 1);
+	sparse_add(5 << 20, 3 * BLK, 2);
+	sparse_add((dind - 1600) * BLK, 2400 * BLK + 77, 3);
+	RW_OK(uf2fs_sync(FS));
+	/* across the IND2/DIND boundary, both ways */
+	sparse_shift(FALLOC_FL_COLLAPSE_RANGE, (dind - 1200) * BLK, 700 * BLK);
+	sparse_shift(FALLOC_FL_INSERT_RANGE, (dind - 1400) * BLK, 2000 * BLK);
+	/* gigabytes of holes shift without touching them */
+	sparse_shift(FALLOC_FL_COLLAPSE_RANGE, 8 << 20, 3ULL << 30);
+	sparse_shift(FALLOC_FL_INSERT_RANGE, 6 << 20, 3ULL << 30);
+	sparse_shift(FALLOC_FL_INSERT_RANGE, 0, 100 * BLK);
+	C.extra = check_sparse_shift;
+	check_sparse_shift(FS, "before unmount");
+	end();
+	for (size_t i = 0; i < n_sisl; i++)
+		free(sisl[i].data);
+}
+
 /* /// setgid directories /// */
 
 static void t_setgid(void **state)
@@ -1982,6 +2344,10 @@ int main(void)
 		cmocka_unit_test(t_write_sparse),
 		cmocka_unit_test(t_fallocate),
 		cmocka_unit_test(t_fallocate_space),
+		cmocka_unit_test(t_shift),
+		cmocka_unit_test(t_shift_nodes),
+		cmocka_unit_test(t_shift_space),
+		cmocka_unit_test(t_shift_sparse),
 		cmocka_unit_test(t_setgid),
 		cmocka_unit_test(t_unlink_open),
 		cmocka_unit_test(t_unlink_open_unmount),

@@ -345,6 +345,23 @@ static void mnode_zero(struct mnode *n, uint64_t off, uint64_t len)
 	memset(n->data + off, 0, len);
 }
 
+/* FALLOC_FL_COLLAPSE_RANGE: [off, off+len) goes, what follows moves down. */
+static void mnode_collapse(struct mnode *n, uint64_t off, uint64_t len)
+{
+	memmove(n->data + off, n->data + off + len, n->size - off - len);
+	memset(n->data + n->size - len, 0, len);
+	n->size -= len;
+}
+
+/* FALLOC_FL_INSERT_RANGE: what lies at off and after moves up by len; a hole opens. */
+static void mnode_insert(struct mnode *n, uint64_t off, uint64_t len)
+{
+	mnode_reserve(n, n->size + len);
+	memmove(n->data + off + len, n->data + off, n->size - off);
+	memset(n->data + off, 0, len);
+	n->size += len;
+}
+
 static void model_init(struct model *m)
 {
 	memset(m, 0, sizeof(*m));

@@ -7,7 +7,7 @@
  *
  * Operations: write (1 byte to 2 MiB, inline-sized to beyond 1 MiB, at any
  * offset), truncate up and down, punch hole, zero range, fallocate (0 and
- * KEEP_SIZE), create, mkdir, symlink, link, unlink, rmdir, rename (plain,
+ * KEEP_SIZE), collapse range and insert range (errors too), create, mkdir, symlink, link, unlink, rmdir, rename (plain,
  * over files and empty directories, across directories, RENAME_NOREPLACE,
  * RENAME_EXCHANGE), chmod/chown, unlink of an open file, bulk creates and
  * deletes (directories past the inline size), fsync, and periodically
@@ -386,6 +386,58 @@ static void op_fallocate(void)
 	if (!(mode & FALLOC_FL_KEEP_SIZE) && off + len > n->size)
 		mnode_truncate(n, off + len);
 	check_file(p, off, len);
+}
+
+/* COLLAPSE_RANGE or INSERT_RANGE, mostly valid, sometimes misaligned or out of range. */
+static bool has_data(const struct mnode *n) { return S_ISREG(n->mode) && n->size > 4096; }
+
+static void op_shift(void)
+{
+	const char *p = pick(rr(8) ? has_data : is_reg);
+	bool ins = rr(2);
+	struct mnode *n;
+	uint64_t blocks, off, len;
+	unsigned int c = rr(10);
+	int want = 0;
+
+	if (!p)
+		return;
+	n = model_get(&M, p);
+	blocks = (n->size + 4095) / 4096;
+	if (c < 7)
+		off = rr(blocks + 1) * 4096;
+	else if (c < 8)
+		off = 0;
+	else
+		off = rr(n->size + 4096);
+	c = rr(10);
+	if (c < 6)
+		len = (1 + rr(16)) * 4096;
+	else if (c < 9)
+		len = (1 + rr(blocks + 1)) * 4096;
+	else
+		len = 1 + rr(3 * 4096);
+	if (ins && (n->size + len > maxsize || total_bytes() + len > 96ull << 20))
+		return;
+	if (!ins && off + len >= n->size)
+		want = -EINVAL;
+	else if (ins && off >= n->size)
+		want = -EINVAL;
+	else if ((off | len) % 4096)
+		want = -EINVAL;
+	note("%s %s off %" PRIu64 " len %" PRIu64 " (size %zu)", ins ? "insert" : "collapse", p,
+	     off, len, n->size);
+	EXPECT(uf2fs_fallocate(fs, ino_of(p), ins ? FALLOC_FL_INSERT_RANGE :
+			       FALLOC_FL_COLLAPSE_RANGE, off, len), want);
+	if (want)
+		return;
+	if (ins)
+		mnode_insert(n, off, len);
+	else
+		mnode_collapse(n, off, len);
+	/* everything from off on moved: the whole file, while the model is small */
+	check_file(p, off, len);
+	check_range(p, ino_of(p), n, off, n->size - off + 4096);
 }
 
 static void op_read(void)
@@ -791,6 +843,8 @@ static void one_op(void)
 		full_verify("after sync");
 	} else if (c < 917) {
 		op_remount();
+	} else if (c < 960) {
+		op_shift();
 	} else {
 		op_write();
 	}

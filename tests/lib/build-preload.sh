@@ -1,0 +1,22 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# build-preload.sh [BUILD]: build tests/stress/preload.c into
+# BUILD/preload/libuf2fs-preload.so (the library again, position-independent,
+# plus the shim) and print its absolute path. The shim must not see
+# _FILE_OFFSET_BITS=64: it defines both open and open64.
+set -eu
+cd "$(dirname "$0")/../.."
+BUILD=${1:-${BUILD:-build}}
+case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD;; esac
+obj=$BUILD/preload/obj
+so=$BUILD/preload/libuf2fs-preload.so
+mkdir -p "$obj"
+pkgs="liburing liblz4 libzstd lzo2 zlib"
+cflags="-std=gnu11 -O2 -g -fPIC -D_GNU_SOURCE -U_FORTIFY_SOURCE -pthread -Iinclude -Ilib \
+	$(pkg-config --cflags $pkgs)"
+for f in lib/*.c; do echo "$f"; done |
+	xargs -P "$(nproc)" -I{} sh -c \
+		'cc '"$cflags"' -D_FILE_OFFSET_BITS=64 -c {} -o '"$obj"'/$(basename {} .c).o' >&2
+cc $cflags -c tests/stress/preload.c -o "$obj/preload.o" >&2
+cc -shared -o "$so" "$obj"/*.o $(pkg-config --libs $pkgs) -pthread -lm -ldl >&2
+echo "$so"
