@@ -106,8 +106,9 @@ static int fold_segment(const uint8_t *s, size_t n, uint8_t *out, size_t *olen)
 
 /*
  * Fold name into out (CF_MAX_LEN bytes at most). Returns the folded length,
- * -EINVAL for invalid UTF-8, -ENAMETOOLONG when the fold does not fit (the
- * kernel treats both as "not valid Unicode"), or -ENOMEM.
+ * -EINVAL for invalid UTF-8 or an empty fold (ignorables only), -ENAMETOOLONG
+ * when the fold does not fit (the kernel's utf8_casefold: all "not valid
+ * Unicode"), or -ENOMEM.
  */
 static int casefold(const uint8_t *name, size_t len, uint8_t *out)
 {
@@ -146,6 +147,8 @@ static int casefold(const uint8_t *name, size_t len, uint8_t *out)
 		i += n;
 	}
 	ret = fold_segment(name + seg, len - seg, out, &olen);
+	if (!ret && !olen)
+		ret = -EINVAL;
 	return ret ? ret : (int)olen;
 }
 
