@@ -27,7 +27,7 @@ endif
 PKGS    := fuse3 liburing liblz4 libzstd lzo2 zlib cmocka
 # Debian packages: build deps, then tools used by tests, demo and bench.
 DEB_BUILD := libfuse3-dev fuse3 liburing-dev liblz4-dev libzstd-dev liblzo2-dev zlib1g-dev \
-	libcmocka-dev pkg-config
+	libcmocka-dev pkg-config libunistring-dev
 DEB_TOOLS := f2fs-tools fio fuse2fs e2fsprogs python3 qemu-system-x86 linux-image-amd64 \
 	busybox-static cpio zstd xz-utils attr
 
@@ -50,13 +50,18 @@ $(DEPS_STAMP):
 			echo "uf2fs: missing Debian packages:$$missing (run as root to install them)"; \
 		fi; \
 	fi
+	@echo '#include <unicase.h>' | $(CC) -E -x c - >/dev/null 2>&1 || { \
+		echo "uf2fs: <unicase.h> not found: install GNU libunistring (Debian: libunistring-dev)"; \
+		exit 1; }
 	@touch $@
 
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wno-missing-field-initializers
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 	-pthread -Iinclude -Ilib $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-LIBS    = $(shell pkg-config --libs fuse3 liburing liblz4 libzstd lzo2 zlib 2>/dev/null) -pthread -lm
+# libunistring (casefolding) has no pkg-config file on Debian 12: linked by name.
+LIBS    = $(shell pkg-config --libs fuse3 liburing liblz4 libzstd lzo2 zlib 2>/dev/null) -lunistring \
+	-pthread -lm
 LDFLAGS += $(SANFLAGS)
 
 LIB_SRC := $(wildcard lib/*.c)

@@ -516,6 +516,7 @@ static int fuse_daemon_mount_lib(struct fuse_cl *cl, struct fuse_uf2fs *u)
 		return -1;
 	}
 	u->root_ino = uf2fs_root_ino(u->fs);
+	u->casefold = uf2fs_casefold_enabled(u->fs);
 	return 0;
 }
 

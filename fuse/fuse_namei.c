@@ -9,7 +9,8 @@
  * carry default_permissions); the caller's uid and gid come from the request
  * context. A new name is answered with the same entry and attribute
  * timeouts as a lookup: we are the only writer, so nothing the kernel caches
- * can go stale behind it.
+ * can go stale behind it (in a casefolded directory entries are not cached
+ * at all, as there: see fuse_uf2fs_casefolded).
  */
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -41,12 +42,15 @@ static bool fuse_namei_begin(fuse_req_t req, struct fuse_uf2fs *u, const char *n
 }
 
 /* Reply to a creation: the new inode's entry, or the error that stopped it. */
-static void fuse_namei_reply_entry(fuse_req_t req, struct fuse_uf2fs *u, int ret, uint32_t ino)
+static void fuse_namei_reply_entry(fuse_req_t req, struct fuse_uf2fs *u, int ret, uint32_t ino,
+				   fuse_ino_t parent)
 {
 	struct fuse_entry_param e;
 
 	if (ret == 0)
 		ret = fuse_uf2fs_entry(u, ino, &e);
+	if (ret == 0 && fuse_uf2fs_casefolded(u, fuse_ino_to_f2fs(u, parent)))
+		e.entry_timeout = 0;
 	if (ret < 0)
 		fuse_op_error(req, ret);
 	else
@@ -86,7 +90,7 @@ void fuse_op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 	}
 	a.rdev = rdev;
 	ret = uf2fs_create(u->fs, fuse_ino_to_f2fs(u, parent), name, len, &a, &ino);
-	fuse_namei_reply_entry(req, u, ret, ino);
+	fuse_namei_reply_entry(req, u, ret, ino, parent);
 }
 
 void fuse_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
@@ -100,7 +104,7 @@ void fuse_op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t m
 	if (!fuse_namei_begin(req, u, name, &len))
 		return;
 	ret = uf2fs_create(u->fs, fuse_ino_to_f2fs(u, parent), name, len, &a, &ino);
-	fuse_namei_reply_entry(req, u, ret, ino);
+	fuse_namei_reply_entry(req, u, ret, ino, parent);
 }
 
 void fuse_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
@@ -120,7 +124,7 @@ void fuse_op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const 
 	}
 	a.target = link;
 	ret = uf2fs_create(u->fs, fuse_ino_to_f2fs(u, parent), name, len, &a, &ino);
-	fuse_namei_reply_entry(req, u, ret, ino);
+	fuse_namei_reply_entry(req, u, ret, ino, parent);
 }
 
 void fuse_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
@@ -133,7 +137,7 @@ void fuse_op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const ch
 	if (!fuse_namei_begin(req, u, newname, &len))
 		return;
 	ret = uf2fs_link(u->fs, f2fs_ino, fuse_ino_to_f2fs(u, newparent), newname, len);
-	fuse_namei_reply_entry(req, u, ret, f2fs_ino);
+	fuse_namei_reply_entry(req, u, ret, f2fs_ino, newparent);
 }
 
 void fuse_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -206,6 +210,8 @@ void fuse_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t 
 	ret = uf2fs_create(u->fs, fuse_ino_to_f2fs(u, parent), name, len, &a, &ino);
 	if (ret == 0)
 		ret = fuse_uf2fs_entry(u, ino, &e);
+	if (ret == 0 && fuse_uf2fs_casefolded(u, fuse_ino_to_f2fs(u, parent)))
+		e.entry_timeout = 0;
 	if (ret == 0)
 		ret = uf2fs_open(u->fs, ino, fi->flags);
 	if (ret < 0) {

@@ -6,6 +6,7 @@
  * to f2fs inos, a library call, library attributes to struct stat, negative
  * errnos to replies. No f2fs logic lives here.
  */
+#include <linux/fs.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -238,6 +239,14 @@ static void fuse_lookup_self(fuse_req_t req, struct fuse_uf2fs *u, fuse_ino_t no
 	fuse_reply_entry(req, &e);
 }
 
+bool fuse_uf2fs_casefolded(struct fuse_uf2fs *u, uint32_t dir)
+{
+	uint32_t flags;
+
+	return u->casefold && uf2fs_get_flags(u->fs, dir, &flags) == 0 &&
+	       (flags & FS_CASEFOLD_FL);
+}
+
 void fuse_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
@@ -261,14 +270,21 @@ void fuse_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	 */
 	ret = uf2fs_lookup(u->fs, fuse_ino_to_f2fs(u, parent), name, len, &ino);
 	if (ret == -ENOENT) {
-		/* A negative entry: the kernel caches the miss for the timeout. */
+		/*
+		 * A negative entry: the kernel caches the miss for the timeout.
+		 * Not on a casefold image: a create under another case, or in
+		 * a directory that chattr +F turned casefolded, would not
+		 * clear it.
+		 */
 		memset(&e, 0, sizeof(e));
-		e.entry_timeout = u->timeout;
+		e.entry_timeout = u->casefold ? 0 : u->timeout;
 		fuse_reply_entry(req, &e);
 		return;
 	}
 	if (ret == 0)
 		ret = fuse_uf2fs_entry(u, ino, &e);
+	if (ret == 0 && fuse_uf2fs_casefolded(u, fuse_ino_to_f2fs(u, parent)))
+		e.entry_timeout = 0;
 	if (ret < 0)
 		fuse_op_error(req, ret);
 	else

@@ -42,6 +42,7 @@ struct fuse_uf2fs {
 	uint64_t killpriv_init_unique;	/* the INIT request whose reply gets the flag */
 	bool want_acl;			/* ask the kernel to enforce POSIX ACLs (fuse_op_init) */
 	double timeout;			/* entry and attr validity, seconds */
+	bool casefold;			/* the image may have case-insensitive directories */
 	struct fuse_conn_info_opts *conn_opts;	/* -o async_read etc., applied in init */
 	pthread_mutex_t shutdown_lock;	/* destroy and the main thread may race */
 	int shutdown_err;		/* the final checkpoint's result */
@@ -129,6 +130,13 @@ static inline bool fuse_uf2fs_refuse_ro(fuse_req_t req, struct fuse_uf2fs *u)
 void fuse_uf2fs_stat(const struct uf2fs_attr *attr, struct stat *st);
 /* getattr and fill a reply entry: node id, generation, stat and timeouts. */
 int fuse_uf2fs_entry(struct fuse_uf2fs *u, uint32_t ino, struct fuse_entry_param *e);
+/*
+ * The kernel's dentry cache compares names byte for byte. In a casefolded
+ * directory one entry answers to many names, and a change made under one
+ * name leaves the kernel's dentries for the others stale: entries there are
+ * not cached (timeout 0, so every use asks us again). dir is an f2fs ino.
+ */
+bool fuse_uf2fs_casefolded(struct fuse_uf2fs *u, uint32_t dir);
 /*
  * Tell the kernel that an inode's attributes changed behind its back (the
  * daemon's own kill-priv, flags): its next stat asks again. Data stays cached.

@@ -69,8 +69,12 @@ static int check_dentry(struct f2fs_sb_info *sbi, const struct f2fs_dentry_ptr *
 
 /// Lookup ///
 
+/*
+ * hashes_ok (linear searches of casefolded directories): cleared when an
+ * entry's stored hash is not the one its name gets here.
+ */
 static int find_in_dentries(struct f2fs_sb_info *sbi, const struct f2fs_dentry_ptr *d,
-			    const char *name, size_t len, uint32_t hash, bool match_hash,
+			    const struct f2fs_filename *fn, bool match_hash, bool *hashes_ok,
 			    const char *where, uint32_t where_blk, nid_t dir, nid_t *ino,
 			    unsigned int *ftype)
 {
@@ -92,8 +96,10 @@ static int find_in_dentries(struct f2fs_sb_info *sbi, const struct f2fs_dentry_p
 
 		if (ret)
 			return ret;
-		if (nlen == len && (!match_hash || le32(de->hash_code) == hash) &&
-		    !memcmp(d->filename[bit], name, len)) {
+		if (hashes_ok ? f2fs_match_name_check(fn, d->filename[bit], nlen,
+						       le32(de->hash_code), hashes_ok) :
+		    (!match_hash || le32(de->hash_code) == fn->hash) &&
+		    f2fs_match_name(fn, d->filename[bit], nlen)) {
 			*ino = le32(de->ino);
 			*ftype = de->file_type;
 			return 0;
@@ -104,8 +110,8 @@ static int find_in_dentries(struct f2fs_sb_info *sbi, const struct f2fs_dentry_p
 }
 
 static int find_in_inline(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
-			  const char *name, size_t len, uint32_t hash, nid_t *ino,
-			  unsigned int *ftype)
+			  const struct f2fs_filename *fn, bool match_hash, bool *hashes_ok,
+			  nid_t *ino, unsigned int *ftype)
 {
 	struct folio *f = f2fs_get_inode_folio(sbi, dir->ino);
 	struct f2fs_dentry_ptr d;
@@ -114,7 +120,7 @@ static int find_in_inline(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	dentry_ptr_inline(&d, dir, folio_node(f));
-	ret = find_in_dentries(sbi, &d, name, len, hash, true, "inline dentry of inode",
+	ret = find_in_dentries(sbi, &d, fn, match_hash, hashes_ok, "inline dentry of inode",
 			       dir->ino, dir->ino, ino, ftype);
 	folio_put(sbi, f);
 	return ret;
@@ -148,7 +154,7 @@ static uint64_t dir_blocks(const struct f2fs_inode_info *dir)
 
 /* Search one dentry block; a hole is an empty block. */
 static int find_in_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, uint64_t bidx,
-			 const char *name, size_t len, uint32_t hash, bool match_hash,
+			 const struct f2fs_filename *fn, bool match_hash, bool *hashes_ok,
 			 nid_t *ino, unsigned int *ftype)
 {
 	struct f2fs_dentry_ptr d;
@@ -170,21 +176,21 @@ static int find_in_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, 
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	dentry_ptr_block(&d, (const struct f2fs_dentry_block *)folio_block_ptr(f, bidx));
-	ret = find_in_dentries(sbi, &d, name, len, hash, match_hash, "dentry block", blk,
+	ret = find_in_dentries(sbi, &d, fn, match_hash, hashes_ok, "dentry block", blk,
 			       dir->ino, ino, ftype);
 	folio_put(sbi, f);
 	return ret;
 }
 
-/*
- * Casefolded directories hash the folded name, which needs the Unicode
- * tables; we match names exactly by scanning every block instead.
- */
-static int find_linear(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
-		       size_t len, nid_t *ino, unsigned int *ftype)
+/* Every block, names compared without their hash. */
+static int find_linear(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		       const struct f2fs_filename *fn, bool *hashes_ok, nid_t *ino,
+		       unsigned int *ftype)
 {
+	if (f2fs_is_inline_dentry(dir))
+		return find_in_inline(sbi, dir, fn, false, hashes_ok, ino, ftype);
 	for (uint64_t b = 0; b < dir_blocks(dir); b++) {
-		int ret = find_in_block(sbi, dir, b, name, len, 0, false, ino, ftype);
+		int ret = find_in_block(sbi, dir, b, fn, false, hashes_ok, ino, ftype);
 
 		if (ret != -ENOENT)
 			return ret;
@@ -192,11 +198,35 @@ static int find_linear(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, co
 	return -ENOENT;
 }
 
+/* The name's bucket at each level, as the kernel's __f2fs_find_entry. */
+static int find_hashed(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		       const struct f2fs_filename *fn, nid_t *ino, unsigned int *ftype)
+{
+	unsigned int depth = MIN(dir->current_depth, (uint32_t)MAX_DIR_HASH_DEPTH);
+
+	if (f2fs_is_inline_dentry(dir))
+		return find_in_inline(sbi, dir, fn, true, NULL, ino, ftype);
+	for (unsigned int level = 0; level < depth; level++) {
+		uint64_t nbucket = dir_buckets(level, dir->i_dir_level);
+		uint64_t bidx = dir_block_index(level, dir->i_dir_level, fn->hash % nbucket);
+
+		for (unsigned int i = 0; i < bucket_blocks(level); i++) {
+			if (bidx + i >= dir_blocks(dir))
+				break;
+			int ret = find_in_block(sbi, dir, bidx + i, fn, true, NULL, ino, ftype);
+
+			if (ret != -ENOENT)
+				return ret;
+		}
+	}
+	return -ENOENT;
+}
+
 int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
 		    size_t len, nid_t *ino, unsigned int *ftype)
 {
-	uint32_t hash = f2fs_dentry_hash((const uint8_t *)name, len);
-	unsigned int depth = MIN(dir->current_depth, (uint32_t)MAX_DIR_HASH_DEPTH);
+	struct f2fs_filename fn;
+	int ret;
 
 	if (!S_ISDIR(dir->mode))
 		return -ENOTDIR;
@@ -204,25 +234,27 @@ int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const
 		return -ENAMETOOLONG;
 	if (f2fs_is_encrypted(dir))
 		return -ENOKEY;
-	if (f2fs_is_inline_dentry(dir))
-		return find_in_inline(sbi, dir, name, len, hash, ino, ftype);
-	if (dir->flags & F2FS_CASEFOLD_FL)
-		return find_linear(sbi, dir, name, len, ino, ftype);
-	for (unsigned int level = 0; level < depth; level++) {
-		uint64_t nbucket = dir_buckets(level, dir->i_dir_level);
-		uint64_t bidx = dir_block_index(level, dir->i_dir_level, hash % nbucket);
+	ret = f2fs_setup_filename(sbi, dir, name, len, &fn);
+	if (ret)
+		return ret;
+	if (fn.linear)
+		return find_linear(sbi, dir, &fn, NULL, ino, ftype);
+	ret = find_hashed(sbi, dir, &fn, ino, ftype);
+	/*
+	 * A casefolded name hashed under other Unicode rules: newer kernels
+	 * look on through every block. That costs a fold per entry, so a
+	 * directory found to hold only names hashed as we hash them is
+	 * remembered (names added later are ours) and not searched again.
+	 */
+	if (ret == -ENOENT && fn.casefold && f2fs_casefold_linear_fallback(sbi) &&
+	    !atomic_load(&dir->cf_hashes_ok)) {
+		bool ok = true;
 
-		for (unsigned int i = 0; i < bucket_blocks(level); i++) {
-			if (bidx + i >= dir_blocks(dir))
-				break;
-			int ret = find_in_block(sbi, dir, bidx + i, name, len, hash, true, ino,
-						ftype);
-
-			if (ret != -ENOENT)
-				return ret;
-		}
+		ret = find_linear(sbi, dir, &fn, &ok, ino, ftype);
+		if (ret == -ENOENT && ok)
+			atomic_store(&dir->cf_hashes_ok, true);
 	}
-	return -ENOENT;
+	return ret;
 }
 
 /// Readdir ///
@@ -519,9 +551,15 @@ static int add_regular(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, co
 int f2fs_add_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
 		  size_t len, nid_t ino, uint32_t mode)
 {
-	uint32_t hash = f2fs_dentry_hash((const uint8_t *)name, len);
 	unsigned int ftype = f2fs_mode_to_ftype(mode);
+	struct f2fs_filename fn;
+	uint32_t hash;
 	int ret;
+
+	ret = f2fs_setup_filename(sbi, dir, name, len, &fn);
+	if (ret)
+		return ret;
+	hash = fn.hash;
 
 	if (f2fs_is_inline_dentry(dir)) {
 		ret = add_inline(sbi, dir, name, len, hash, ino, ftype);
@@ -550,8 +588,8 @@ struct dentry_loc {
 	unsigned int bit;
 };
 
-static int locate_in(struct f2fs_sb_info *sbi, struct dentry_loc *loc, const char *name,
-		     size_t len)
+static int locate_in(struct f2fs_sb_info *sbi, struct dentry_loc *loc,
+		     const struct f2fs_filename *fn, bool match_hash)
 {
 	for (unsigned int bit = 0; bit < loc->d.max;) {
 		const struct f2fs_dir_entry *de = &loc->d.dentry[bit];
@@ -563,7 +601,8 @@ static int locate_in(struct f2fs_sb_info *sbi, struct dentry_loc *loc, const cha
 		}
 		if (nlen > F2FS_NAME_LEN || bit + GET_DENTRY_SLOTS(nlen) > loc->d.max)
 			return -EFSCORRUPTED;
-		if (nlen == len && !memcmp(loc->d.filename[bit], name, len)) {
+		if ((!match_hash || le32(de->hash_code) == fn->hash) &&
+		    f2fs_match_name(fn, loc->d.filename[bit], nlen)) {
 			loc->bit = bit;
 			return 0;
 		}
@@ -572,8 +611,8 @@ static int locate_in(struct f2fs_sb_info *sbi, struct dentry_loc *loc, const cha
 	return -ENOENT;
 }
 
-static int locate_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
-			size_t len, struct dentry_loc *loc)
+static int locate_pass(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		       const struct f2fs_filename *fn, bool match_hash, struct dentry_loc *loc)
 {
 	int ret;
 
@@ -582,7 +621,7 @@ static int locate_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, c
 		if (IS_ERR(loc->folio))
 			return PTR_ERR(loc->folio);
 		dentry_ptr_inline(&loc->d, dir, folio_node(loc->folio));
-		ret = locate_in(sbi, loc, name, len);
+		ret = locate_in(sbi, loc, fn, match_hash);
 		if (ret)
 			folio_put(sbi, loc->folio);
 		return ret;
@@ -605,7 +644,7 @@ static int locate_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, c
 		if (IS_ERR(loc->folio))
 			return PTR_ERR(loc->folio);
 		dentry_ptr_block(&loc->d, (const struct f2fs_dentry_block *)loc->folio->data);
-		ret = locate_in(sbi, loc, name, len);
+		ret = locate_in(sbi, loc, fn, match_hash);
 		if (!ret)
 			return 0;
 		folio_put(sbi, loc->folio);
@@ -613,6 +652,25 @@ static int locate_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, c
 			return ret;
 	}
 	return -ENOENT;
+}
+
+/*
+ * Casefolded names compare by folding, which costs: look at the entries
+ * with the name's hash first, then (names hashed under other Unicode rules,
+ * as f2fs_find_entry found them) at all.
+ */
+static int locate_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
+			size_t len, struct dentry_loc *loc)
+{
+	struct f2fs_filename fn;
+	int ret = f2fs_setup_filename(sbi, dir, name, len, &fn);
+
+	if (ret)
+		return ret;
+	ret = locate_pass(sbi, dir, &fn, fn.casefold, loc);
+	if (ret == -ENOENT && fn.casefold)
+		ret = locate_pass(sbi, dir, &fn, false, loc);
+	return ret;
 }
 
 int f2fs_delete_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,

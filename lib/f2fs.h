@@ -594,6 +594,8 @@ struct f2fs_inode_info {
 	bool orphan;			/* unlinked while open: freed at last release */
 	bool freed;			/* its blocks and nid are gone */
 	uint64_t ns_changed_at;		/* cp_ver + 1 when a name or xattr changed since it */
+	/* casefolded directory: every entry's hash is the one uf2fs computes (dir.c) */
+	atomic_bool cf_hashes_ok;
 	/* atomic write (F2FS_IOC_START_ATOMIC_WRITE): data stays in memory until commit */
 	bool atomic;
 	uint64_t atomic_size;
@@ -749,6 +751,34 @@ struct f2fs_dentry_ptr {
 	const struct f2fs_dir_entry *dentry;
 	const uint8_t (*filename)[F2FS_SLOT_LEN];
 };
+
+/*
+ * A name as a directory sees it (casefold.c): its hash, and in a casefolded
+ * directory its folded form (cf, NULL when the name is not valid Unicode).
+ */
+struct f2fs_filename {
+	const uint8_t *name;		/* as given: stored on disk */
+	size_t len;
+	const uint8_t *cf;
+	size_t cf_len;
+	uint32_t hash;
+	bool casefold;			/* the directory folds names */
+	bool linear;			/* casefolded, encoding unknown: exact, every block */
+	uint8_t cf_buf[F2FS_NAME_LEN];
+};
+
+/* -EINVAL for a name that is not valid UTF-8 in a strict-mode casefolded directory */
+int f2fs_setup_filename(struct f2fs_sb_info *sbi, const struct f2fs_inode_info *dir,
+			const char *name, size_t len, struct f2fs_filename *fn);
+bool f2fs_match_name(const struct f2fs_filename *fn, const uint8_t *de_name, size_t de_len);
+/* The same, and *hashes_ok = false when de_hash is not the hash de_name gets here. */
+bool f2fs_match_name_check(const struct f2fs_filename *fn, const uint8_t *de_name, size_t de_len,
+			   uint32_t de_hash, bool *hashes_ok);
+bool f2fs_dir_casefolded(const struct f2fs_sb_info *sbi, const struct f2fs_inode_info *dir);
+bool f2fs_casefold_supported(const struct f2fs_sb_info *sbi);
+bool f2fs_casefold_linear_fallback(const struct f2fs_sb_info *sbi);
+int f2fs_set_casefold_flag(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, bool on);
+int f2fs_casefold_check_sb(struct f2fs_sb_info *sbi, bool writable);
 
 int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
 		    size_t len, nid_t *ino, unsigned int *ftype);

@@ -633,11 +633,12 @@ int uf2fs_set_flags(struct uf2fs *fs, uint32_t ino, uint32_t flags)
 	if (IS_ERR(fi)) {
 		ret = PTR_ERR(fi);
 	} else {
-		/* compression and casefold changes need rewriting data: not offered */
-		if ((flags ^ fi->flags) & (F2FS_COMPR_FL | F2FS_NOCOMP_FL | F2FS_CASEFOLD_FL) &
-		    (F2FS_COMPR_FL | F2FS_NOCOMP_FL | F2FS_CASEFOLD_FL))
+		/* compression changes need rewriting data: not offered */
+		if ((flags ^ fi->flags) & (F2FS_COMPR_FL | F2FS_NOCOMP_FL))
 			ret = -EOPNOTSUPP;
-		else {
+		else if ((flags ^ fi->flags) & F2FS_CASEFOLD_FL)
+			ret = f2fs_set_casefold_flag(sbi, fi, flags & F2FS_CASEFOLD_FL);
+		if (!ret) {
 			fi->flags = (fi->flags & ~settable) | (flags & settable);
 			f2fs_inode_touch(fi, false, true);
 			f2fs_mark_inode_dirty(sbi, fi);

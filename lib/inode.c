@@ -109,6 +109,11 @@ static int sanity_check_inode(struct f2fs_sb_info *sbi, nid_t ino, block_t blk,
 					  "inode %u (block %u): bad compression attributes", ino,
 					  blk);
 	}
+	/* as the kernel's sanity_check_inode: no casefolding without the feature */
+	if ((le32(ri->i_flags) & F2FS_CASEFOLD_FL) && !f2fs_has_feature(sbi, F2FS_FEATURE_CASEFOLD))
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "inode %u (block %u): casefold flag without the feature", ino,
+				  blk);
 	if (le32(ri->i_namelen) > F2FS_NAME_LEN)
 		return f2fs_error(sbi, EFSCORRUPTED, "inode %u (block %u): name length %u", ino,
 				  blk, le32(ri->i_namelen));
@@ -477,10 +482,11 @@ int f2fs_sync_dirty_inodes(struct f2fs_sb_info *sbi)
 static uint32_t inherited_flags(const struct f2fs_inode_info *dir, uint32_t mode)
 {
 	uint32_t fl = dir->flags & (F2FS_SYNC_FL | F2FS_NODUMP_FL | F2FS_NOATIME_FL |
-				    F2FS_DIRSYNC_FL | F2FS_PROJINHERIT_FL);
+				    F2FS_DIRSYNC_FL | F2FS_PROJINHERIT_FL | F2FS_CASEFOLD_FL);
 
+	/* casefolding is the kernel's F2FS_FL_INHERITED too, and kept by directories only */
 	if (!S_ISDIR(mode))
-		fl &= ~F2FS_DIRSYNC_FL;
+		fl &= ~(F2FS_DIRSYNC_FL | F2FS_CASEFOLD_FL);
 	return fl;
 }
 

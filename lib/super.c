@@ -303,9 +303,6 @@ static int check_writable(struct f2fs_sb_info *sbi)
 
 	if (f2fs_has_feature(sbi, F2FS_FEATURE_RO))
 		return f2fs_error(sbi, EROFS, "feature \"ro\": this image is read-only by design");
-	if (f2fs_has_feature(sbi, F2FS_FEATURE_CASEFOLD))
-		return f2fs_error(sbi, EROFS, "feature \"casefold\" cannot be written by uf2fs; "
-				  "mount read-only");
 	if (flags & CP_ERROR_FLAG)
 		return f2fs_error(sbi, EROFS, "checkpoint has the error flag; run fsck.f2fs first");
 	if (flags & CP_DISABLED_FLAG)
@@ -368,6 +365,9 @@ static int mount_steps(struct f2fs_sb_info *sbi)
 			 "(%u dnodes); it needs roll-forward recovery, which this read-only "
 			 "mount does not perform: that data is not visible",
 			 sbi->nr_fsync_dnodes);
+	ret = f2fs_casefold_check_sb(sbi, !sbi->opts.read_only);
+	if (ret)
+		return ret;
 	if (!sbi->opts.read_only) {
 		ret = check_writable(sbi);
 		if (ret)

@@ -114,6 +114,11 @@ struct f2fs_super_block {
 	__le32 crc;
 } F2FS_PACKED;
 
+/* s_encoding and s_encoding_flags (casefold feature) */
+#define F2FS_ENC_UTF8_12_1		1
+#define F2FS_ENC_STRICT_MODE_FL		(1 << 0)	/* refuse invalid UTF-8 names */
+#define F2FS_ENC_NO_COMPAT_FALLBACK_FL	(1 << 1)	/* "hashonly": no linear lookup */
+
 _Static_assert(sizeof(struct f2fs_device) == 68, "f2fs_device");
 _Static_assert(sizeof(struct f2fs_super_block) == 3072, "super block size");
 _Static_assert(offsetof(struct f2fs_super_block, block_count) == 36, "sb block_count");

@@ -208,6 +208,8 @@ int uf2fs_setxattr(struct uf2fs *fs, uint32_t ino, const char *name, const void 
 int uf2fs_removexattr(struct uf2fs *fs, uint32_t ino, const char *name);
 int uf2fs_set_flags(struct uf2fs *fs, uint32_t ino, uint32_t flags);
 bool uf2fs_is_read_only(const struct uf2fs *fs);
+/* The image has the casefold feature: some directories may match names by case. */
+bool uf2fs_casefold_enabled(const struct uf2fs *fs);
 /* F2FS_IOC_PRECACHE_EXTENTS: load the whole block map into the extent cache. */
 int uf2fs_precache_extents(struct uf2fs *fs, uint32_t ino);
 /* F2FS_IOC_{START,COMMIT,ABORT}_ATOMIC_WRITE: all-or-nothing file updates. */

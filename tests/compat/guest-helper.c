@@ -14,8 +14,11 @@
  *   gh mkfiles DIR N SEED                 N small files (names of varying length)
  *   gh setxattr PATH NAME VALUE           VALUE: text, or hex:..., or gen:SIZE:SEED
  *   gh acl PATH access|default            set a fixed POSIX ACL (VFS xattr format)
- *   gh flags PATH [+x|-x ...]             FS_IOC_{GET,SET}FLAGS; x in i a d A c m
- *                                         (immutable append nodump noatime compr nocomp)
+ *   gh flags PATH [+x|-x ...]             FS_IOC_{GET,SET}FLAGS; x in i a d A c m F
+ *                                         (immutable append nodump noatime compr nocomp
+ *                                         casefold)
+ *   gh rename OLD NEW                     rename(2), nothing else (mv may refuse or
+ *                                         copy where names match by case)
  *   gh utime PATH SEC NSEC                lutimes: atime = mtime = SEC.NSEC
  *   gh settimes ROOT BASE                 every entry under ROOT, bottom up: mtime =
  *                                         BASE + hash(path) (deterministic)
@@ -666,6 +669,7 @@ static int flags(int argc, char **argv)
 		case 'A': bit = FS_NOATIME_FL; break;
 		case 'c': bit = FS_COMPR_FL; break;
 		case 'm': bit = FS_NOCOMP_FL; break;
+		case 'F': bit = FS_CASEFOLD_FL; break;
 		default: fprintf(stderr, "gh: unknown flag %s\n", argv[i]); exit(2);
 		}
 		if (argv[i][0] == '+')
@@ -724,6 +728,11 @@ int main(int argc, char **argv)
 	if ((!strcmp(cmd, "gen") || !strcmp(cmd, "fsyncgen")) && argc >= 6)
 		return gen(p, atoll(argv[3]), strtoull(argv[4], 0, 0), argv[5],
 			   argc > 6 ? atoll(argv[6]) : 0, cmd[0] == 'f');
+	if (!strcmp(cmd, "rename") && argc == 4) {
+		if (rename(p, argv[3]))
+			die("rename", p);
+		return 0;
+	}
 	if (!strcmp(cmd, "fsync")) {
 		int fd = open(p, O_RDONLY);
 		if (fd < 0 || fsync(fd))
