@@ -213,6 +213,8 @@ int cli_apply_lib_options(struct uf2fs_options *opts, const char *list)
  * library may take on its own descriptor cannot collide with this one. A
  * filesystem without locks (ENOLCK) is used unlocked, as before.
  */
+#define LOCK_WAIT_TRIES	50	/* 5 s in steps of 100 ms */
+
 static int cli_lock_image(const char *image, bool rw)
 {
 	struct flock fl = { .l_type = rw ? F_WRLCK : F_RDLCK, .l_whence = SEEK_SET };
@@ -221,9 +223,18 @@ static int cli_lock_image(const char *image, bool rw)
 	fd = open(image, (rw ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fcntl(fd, F_SETLK, &fl) == 0)
-		return 0;
-	ret = -errno;
+	/*
+	 * A FUSE unmount returns before the daemon has written its final
+	 * checkpoint and exited; a mount right after it waits that out.
+	 */
+	for (int tries = 0; tries < LOCK_WAIT_TRIES; tries++) {
+		if (fcntl(fd, F_SETLK, &fl) == 0)
+			return 0;
+		ret = -errno;
+		if (ret != -EAGAIN && ret != -EACCES)
+			break;
+		usleep(100 * 1000);
+	}
 	close(fd);
 	if (ret == -ENOLCK)
 		return 0;

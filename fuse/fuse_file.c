@@ -96,7 +96,7 @@ void fuse_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 
 		ret = fuse_open_truncate(u, f2fs_ino);
 		if (ret == 0 && kill)
-			ret = fuse_kill_suidgid(u, ino);
+			ret = fuse_kill_suidgid(req, u, ino);
 		if (ret < 0)
 			uf2fs_release(u->fs, f2fs_ino);
 	}

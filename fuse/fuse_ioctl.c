@@ -80,7 +80,10 @@ static void fuse_ioctl_setflags(fuse_req_t req, fuse_ino_t ino, const void *in_b
 	fuse_ioctl_set_done(req, u, ino, ret);
 }
 
-/* The flags that both forms carry, as fileattr_fill_flags() pairs them. */
+/*
+ * The flags that both forms carry, as fileattr_fill_flags() pairs them, less
+ * DAX: f2fs keeps no DAX flag, so FSSETXATTR with it is EOPNOTSUPP as in Linux.
+ */
 static const struct {
 	uint32_t fl, xflag;
 } fuse_xflags[] = {
@@ -89,7 +92,6 @@ static const struct {
 	{ FS_APPEND_FL,		FS_XFLAG_APPEND },
 	{ FS_NODUMP_FL,		FS_XFLAG_NODUMP },
 	{ FS_NOATIME_FL,	FS_XFLAG_NOATIME },
-	{ FS_DAX_FL,		FS_XFLAG_DAX },
 	{ FS_PROJINHERIT_FL,	FS_XFLAG_PROJINHERIT },
 };
 

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -61,6 +62,7 @@ struct fuse_cl {
 	bool foreground;
 	bool single_thread;
 	bool fake;		/* mount -f: pretend, exit 0 without mounting */
+	bool remount;		/* mount -o remount: the kernel's remount, no new daemon */
 	bool show_help;
 	bool show_version;
 	bool direct_io;
@@ -220,6 +222,10 @@ static int fuse_cl_mount_option(struct fuse_cl *cl, const char *opt)
 	}
 	if (!strcmp(opt, "writeback_cache") || !strcmp(opt, "no_writeback_cache")) {
 		cl->writeback_cache = opt[0] == 'w';
+		return 0;
+	}
+	if (!strcmp(opt, "remount")) {
+		cl->remount = true;
 		return 0;
 	}
 	if (!strcmp(opt, "killpriv_v2") || !strcmp(opt, "nokillpriv_v2")) {
@@ -506,6 +512,8 @@ static int fuse_daemon_mount_lib(struct fuse_cl *cl, struct fuse_uf2fs *u)
 	 */
 	if (cl->lib.dontcache < 0)
 		cl->lib.dontcache = !cl->direct_io;
+	/* routine notes only where someone watches: -f or -d */
+	cl->lib.verbose = cl->foreground;
 	if (cli_mount_image(cl->image, &cl->lib, &u->fs) < 0)
 		return -1;
 	u->mounted_rw = !uf2fs_is_read_only(u->fs);
@@ -656,6 +664,29 @@ out:
 	return ret;
 }
 
+/*
+ * mount -o remount,ro (or rw) runs the mount helper again, which would start
+ * a second daemon on the image. The daemon that serves the mount stays; the
+ * kernel's remount flips its read-only state (the VFS refuses writes, and
+ * FUSE syncs on the way to ro).
+ */
+static int fuse_remount(struct fuse_cl *cl)
+{
+	unsigned long flags = MS_REMOUNT;
+
+	if (cl->lib.read_only)
+		flags |= MS_RDONLY;
+	if (cl->has_nosuid)
+		flags |= MS_NOSUID;
+	if (cl->has_nodev)
+		flags |= MS_NODEV;
+	if (mount(NULL, cl->mountpoint, NULL, flags, NULL) < 0) {
+		fprintf(stderr, "uf2fs: remount of %s: %s\n", cl->mountpoint, strerror(errno));
+		return FUSE_EXIT_FAIL;
+	}
+	return FUSE_EXIT_OK;
+}
+
 int uf2fs_fuse_main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
@@ -667,6 +698,8 @@ int uf2fs_fuse_main(int argc, char **argv)
 		fuse_cl_help();
 	else if (ret == FUSE_EXIT_OK && cl.show_version)
 		printf("uf2fs %s\nFUSE library version %s\n", UF2FS_VERSION, fuse_pkgversion());
+	else if (ret == FUSE_EXIT_OK && cl.remount && !cl.fake)
+		ret = fuse_remount(&cl);
 	else if (ret == FUSE_EXIT_OK && !cl.fake)
 		ret = fuse_daemon_start(&cl, &args);
 	fuse_opt_free_args(&args);

@@ -52,8 +52,8 @@ struct fuse_uf2fs {
 int fuse_killpriv_install(struct fuse_session *se, struct fuse_uf2fs *u);
 /* The request this thread serves carries FUSE_WRITE/OPEN_KILL_SUIDGID. */
 bool fuse_killpriv_request_flag(void);
-/* Drop setuid (and setgid when group-executable) of ino; tells the kernel. */
-int fuse_kill_suidgid(struct fuse_uf2fs *u, fuse_ino_t ino);
+/* Drop setuid and setgid of ino as the VFS would for this caller; tells the kernel. */
+int fuse_kill_suidgid(fuse_req_t req, struct fuse_uf2fs *u, fuse_ino_t ino);
 
 static inline struct fuse_uf2fs *fuse_uf2fs_of(fuse_req_t req)
 {

@@ -126,17 +126,40 @@ void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_s
  * drops security.capability on every write, and the kernel flags every WRITE
  * by a caller without CAP_FSETID, with or without V2.
  */
-int fuse_kill_suidgid(struct fuse_uf2fs *u, fuse_ino_t ino)
+/* The caller is a member of group gid (fuse_req_getgroups reads /proc). */
+static bool fuse_caller_in_group(fuse_req_t req, uint32_t gid)
+{
+	gid_t groups[64];
+	int n;
+
+	if (fuse_req_ctx(req)->gid == gid)
+		return true;
+	n = fuse_req_getgroups(req, 64, groups);
+	for (int i = 0; i < n && i < 64; i++)
+		if (groups[i] == gid)
+			return true;
+	return false;
+}
+
+/*
+ * setuid always; setgid when group-executable, or else when the caller is
+ * outside the file's group (setattr_should_drop_sgid, Linux 6.2 on).
+ */
+int fuse_kill_suidgid(fuse_req_t req, struct fuse_uf2fs *u, fuse_ino_t ino)
 {
 	uint32_t f2fs_ino = fuse_ino_to_f2fs(u, ino);
 	struct uf2fs_attr attr, out;
+	unsigned int valid = UF2FS_SET_KILL_SUIDGID;
 	int ret = uf2fs_getattr(u->fs, f2fs_ino, &attr);
 
 	if (ret < 0)
 		return ret;
-	if (!(attr.mode & (S_ISUID | ((attr.mode & S_IXGRP) ? S_ISGID : 0))))
+	if ((attr.mode & S_ISGID) && !(attr.mode & S_IXGRP) && !fuse_caller_in_group(req, attr.gid))
+		valid |= UF2FS_SET_KILL_SGID;
+	if (!(attr.mode & (S_ISUID | ((valid & UF2FS_SET_KILL_SGID) || (attr.mode & S_IXGRP) ?
+				      S_ISGID : 0))))
 		return 0;
-	ret = uf2fs_setattr(u->fs, f2fs_ino, &attr, UF2FS_SET_KILL_SUIDGID, &out);
+	ret = uf2fs_setattr(u->fs, f2fs_ino, &attr, valid, &out);
 	/* the kernel caches the mode */
 	if (ret == 0)
 		fuse_uf2fs_inval_attr(u, ino);
@@ -153,7 +176,7 @@ static int fuse_kill_unflagged(fuse_req_t req, struct fuse_uf2fs *u, fuse_ino_t 
 {
 	if (!u->killpriv_v2 || fuse_req_ctx(req)->uid == 0)
 		return 0;
-	return fuse_kill_suidgid(u, ino);
+	return fuse_kill_suidgid(req, u, ino);
 }
 
 static int fuse_write_kill_caps(struct fuse_uf2fs *u, fuse_ino_t ino)
@@ -182,7 +205,7 @@ void fuse_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	if (u->direct_io && !fi->writepage)
 		n = fuse_write_kill_caps(u, ino);
 	if (n == 0 && fuse_killpriv_request_flag())
-		n = fuse_kill_suidgid(u, ino);
+		n = fuse_kill_suidgid(req, u, ino);
 	if (n == 0)
 		n = uf2fs_write(u->fs, f2fs_ino, buf, size, off);
 	if (n < 0)

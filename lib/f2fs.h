@@ -497,6 +497,8 @@ int f2fs_error(struct f2fs_sb_info *sbi, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void f2fs_msg(struct f2fs_sb_info *sbi, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void f2fs_info(struct f2fs_sb_info *sbi, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 int f2fs_read_super(struct f2fs_sb_info *sbi);
 /* Write a metadata block, keeping a cached copy of that address coherent. */

@@ -6,6 +6,7 @@
  * quiescent tree), pins the inode through the inode cache and hands off to
  * the f2fs-level code in dir.c, data.c and xattr.c.
  */
+#include <fcntl.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <stdlib.h>
@@ -265,6 +266,17 @@ int uf2fs_open(struct uf2fs *fs, uint32_t ino, int flags)
 
 	if (IS_ERR(fi))
 		return PTR_ERR(fi);
+	/*
+	 * As may_open: the kernel cannot see f2fs's inode flags through FUSE,
+	 * so a write open of an immutable file, and a non-appending or
+	 * truncating one of an append-only file, fail here and not at write.
+	 */
+	if (((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)) &&
+	    ((fi->flags & F2FS_IMMUTABLE_FL) ||
+	     ((fi->flags & F2FS_APPEND_FL) && (!(flags & O_APPEND) || (flags & O_TRUNC))))) {
+		f2fs_iput(sbi, fi);
+		return -EPERM;
+	}
 	pthread_mutex_lock(&fi->i_lock);
 	fi->open_count++;
 	pthread_mutex_unlock(&fi->i_lock);
@@ -587,7 +599,8 @@ static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a
 			f2fs_inode_touch(fi, true, true);
 	}
 	if (!ret && (valid & UF2FS_SET_KILL_SUIDGID) && !S_ISDIR(fi->mode)) {
-		uint32_t kill = S_ISUID | ((fi->mode & S_IXGRP) ? S_ISGID : 0);
+		uint32_t kill = S_ISUID | ((fi->mode & S_IXGRP) || (valid & UF2FS_SET_KILL_SGID) ?
+					   S_ISGID : 0);
 
 		if (fi->mode & kill) {
 			fi->mode &= ~kill;

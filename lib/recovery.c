@@ -586,7 +586,7 @@ int f2fs_recover_fsync_data(struct f2fs_sb_info *sbi)
 	if (!ret)
 		ret = f2fs_write_checkpoint(sbi, false);
 	if (!ret) {
-		f2fs_msg(sbi, "recovered fsync'd data of %u inode(s) by roll-forward", l.n);
+		f2fs_info(sbi, "recovered fsync'd data of %u inode(s) by roll-forward", l.n);
 		sbi->need_recovery = false;
 	}
 	return ret;

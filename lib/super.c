@@ -16,6 +16,13 @@
 
 /// Messages ///
 
+static void vmsg(const char *fmt, va_list ap)
+{
+	fputs("uf2fs: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void f2fs_msg(struct f2fs_sb_info *sbi, const char *fmt, ...)
 {
 	va_list ap;
@@ -23,9 +30,23 @@ void f2fs_msg(struct f2fs_sb_info *sbi, const char *fmt, ...)
 	if (sbi->opts.quiet)
 		return;
 	va_start(ap, fmt);
-	fputs("uf2fs: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vmsg(fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * A routine note, only when verbose (the FUSE front end in the foreground):
+ * a mount helper's stderr is the user's terminal (and xfstests' golden
+ * output), where the kernel would have logged to dmesg.
+ */
+void f2fs_info(struct f2fs_sb_info *sbi, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (sbi->opts.quiet || !sbi->opts.verbose)
+		return;
+	va_start(ap, fmt);
+	vmsg(fmt, ap);
 	va_end(ap);
 }
 

@@ -32,6 +32,7 @@ struct uf2fs_options {
 	uint64_t cache_size;		/* bytes; 0 means the default fraction of RAM */
 	enum uf2fs_backend backend;
 	bool quiet;			/* no messages on stderr */
+	bool verbose;			/* also routine notes (roll-forward done, ...) */
 	unsigned int checkpoint_interval;	/* seconds; 0 means the kernel's 60 */
 	int background_gc;		/* -1 default (on), 0 off, 1 on */
 	bool fsync_mode_checkpoint;	/* every fsync checkpoints (no roll-forward) */
@@ -184,6 +185,8 @@ int uf2fs_rename(struct uf2fs *fs, uint32_t olddir, const char *oldname, size_t 
  * goes.
  */
 #define UF2FS_SET_KILL_SUIDGID	(1u << 11)
+/* With KILL_SUIDGID: setgid goes even without group-exec (caller outside the group). */
+#define UF2FS_SET_KILL_SGID	(1u << 12)
 /* Apply the fields of attr selected by valid; the result is stored in *out. */
 int uf2fs_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *attr,
 		  unsigned int valid, struct uf2fs_attr *out);

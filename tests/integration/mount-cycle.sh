@@ -1,0 +1,85 @@
+#!/bin/bash
+# What xfstests found around mounting and flags: remount ro/rw through the
+# mount helper form (no second daemon), a mount right after a background
+# unmount (the old daemon is still writing its final checkpoint), write opens
+# of immutable and append-only files failing at open, and FS_XFLAG_DAX
+# refused as Linux f2fs refuses it. Ends fsck-clean.
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+need_root
+need_fuse
+tmpdir_init mount-cycle
+IMG=$TMP/mc.img MNT=$TMP/mnt
+truncate -s 256M "$IMG"
+mkfs.f2fs -q -f "$IMG" >/dev/null
+mkdir -p "$MNT"
+_MOUNTS+=("$MNT")	# mounted here without mount_uf2fs: unmounted at exit anyway
+
+step "remount ro and rw keep the one daemon"
+"$UF2FS" "$IMG" "$MNT" -o rw || fail "mount"
+echo a >"$MNT/a" || fail "write before remount"
+"$UF2FS" "$IMG" "$MNT" -o remount,ro || fail "remount,ro"
+grep -q " $(realpath "$MNT") fuse.uf2fs ro," /proc/mounts || fail "not read-only after remount,ro"
+if echo b 2>/dev/null >"$MNT/b"; then fail "a write succeeded on a read-only remount"; fi
+"$UF2FS" "$IMG" "$MNT" -o remount,rw || fail "remount,rw"
+echo c >"$MNT/c" || fail "write after remount,rw"
+[ "$(pgrep -fc "uf2fs $IMG")" = 1 ] || fail "remount started another daemon"
+
+step "immutable and append-only refuse write opens"
+echo x >"$MNT/imm"
+echo x >"$MNT/app"
+"$PY" - "$MNT" <<'EOF' || fail "open checks"
+import fcntl, os, struct, sys, errno
+d = sys.argv[1]
+FS_IOC_GETFLAGS, FS_IOC_SETFLAGS = 0x80086601, 0x40086602
+FS_IMMUTABLE_FL, FS_APPEND_FL = 0x10, 0x20
+def setflag(p, fl):
+    fd = os.open(p, os.O_RDONLY)
+    fcntl.ioctl(fd, FS_IOC_SETFLAGS, struct.pack("l", fl))
+    os.close(fd)
+def expect_eperm(p, flags, what):
+    try:
+        os.close(os.open(p, flags))
+    except OSError as e:
+        if e.errno == errno.EPERM:
+            return
+        raise
+    sys.exit("%s: open succeeded" % what)
+setflag(d + "/imm", FS_IMMUTABLE_FL)
+setflag(d + "/app", FS_APPEND_FL)
+expect_eperm(d + "/imm", os.O_WRONLY, "immutable O_WRONLY")
+expect_eperm(d + "/imm", os.O_RDWR, "immutable O_RDWR")
+expect_eperm(d + "/app", os.O_WRONLY, "append-only O_WRONLY without O_APPEND")
+expect_eperm(d + "/app", os.O_WRONLY | os.O_APPEND | os.O_TRUNC, "append-only O_TRUNC")
+os.close(os.open(d + "/imm", os.O_RDONLY))
+fd = os.open(d + "/app", os.O_WRONLY | os.O_APPEND)
+os.write(fd, b"y")
+os.close(fd)
+# FS_IOC_FSSETXATTR with FS_XFLAG_DAX: f2fs keeps no DAX flag
+FS_IOC_FSGETXATTR, FS_IOC_FSSETXATTR, FS_XFLAG_DAX = 0x801c581f, 0x401c5820, 0x8000
+fd = os.open(d + "/c", os.O_RDONLY)
+fsx = bytearray(fcntl.ioctl(fd, FS_IOC_FSGETXATTR, bytes(28)))
+struct.pack_into("I", fsx, 0, struct.unpack_from("I", fsx, 0)[0] | FS_XFLAG_DAX)
+try:
+    fcntl.ioctl(fd, FS_IOC_FSSETXATTR, bytes(fsx))
+    sys.exit("FS_XFLAG_DAX accepted")
+except OSError as e:
+    if e.errno != errno.EOPNOTSUPP:
+        raise
+for p in ("imm", "app"):
+    setflag(d + "/" + p, 0)
+EOF
+
+step "a mount right after a background unmount waits for the old daemon"
+for i in 1 2 3; do
+	dd if=/dev/urandom of="$MNT/big$i" bs=1M count=16 status=none || fail "dd"
+	umount "$MNT" &
+	sleep 0.01
+	wait
+	"$UF2FS" "$IMG" "$MNT" -o rw || fail "mount $i right after umount"
+done
+[ "$(cat "$MNT/a" "$MNT/c")" = "$(printf 'a\nc')" ] || fail "content after the cycles"
+umount "$MNT"
+for _ in $(seq 100); do pgrep -f "uf2fs $IMG" >/dev/null || break; sleep 0.1; done
+fsck_clean "$IMG" || fail "fsck"
+pass "remount, mount after umount, immutable/append opens, DAX refused"
