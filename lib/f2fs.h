@@ -694,6 +694,26 @@ int f2fs_decompress_cluster(unsigned int algo, const void *cbuf, size_t cbuf_len
 			    size_t out_len, bool verify_chksum);
 const char *f2fs_compress_name(unsigned int algo);
 
+/* A writer's compression state for one inode's clusters (compress.c). */
+struct f2fs_cctx {
+	unsigned int algo, level;
+	bool chksum;
+	size_t rlen;		/* cluster bytes */
+	void *zstd;		/* ZSTD_CCtx */
+	void *work;		/* LZO work memory */
+	uint8_t *tmp, *check;	/* LZO output before its checks, and its round trip */
+};
+int f2fs_cctx_init(struct f2fs_cctx *cc, unsigned int algo, unsigned int level, bool chksum,
+		   unsigned int log_cluster_size);
+void f2fs_cctx_destroy(struct f2fs_cctx *cc);
+/*
+ * Compress one cluster (cc->rlen bytes at src) into dst, which has room for
+ * all but one block of the cluster: struct compress_data, the stream, zero
+ * padding. Returns the number of blocks used, -EAGAIN when that would not
+ * save a block (the cluster is then written raw), or -errno.
+ */
+int f2fs_compress_cluster(struct f2fs_cctx *cc, const void *src, void *dst);
+
 /* /// Xattrs (xattr.c) /// */
 
 /*
