@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Parsing of the library's -o options (max_folio_order, cache_size, backend,
- * checkpoint_interval, background_gc, dontcache, mode, ipu_policy, acl) into
- * struct uf2fs_options, and the one
+ * checkpoint_interval, background_gc, dontcache, mode, ipu_policy, acl, and
+ * the compress_* options of Linux f2fs) into struct uf2fs_options, and the one
  * way every front end mounts an image. The FUSE front end calls
  * cli_apply_lib_option() for each -o option it sees, so both front ends
  * accept exactly the same keys and values, and report bad values the same way.
@@ -138,6 +138,72 @@ static int cli_parse_ipu_policy(struct uf2fs_options *opts, const char *val)
 	return 1;
 }
 
+/* As Linux f2fs's compress_algorithm: lzo, lz4[:3..12], zstd[:1..22] or lzo-rle. */
+static int cli_parse_compress_algorithm(struct uf2fs_options *opts, const char *val)
+{
+	static const struct {
+		const char *name;
+		enum uf2fs_compress_algorithm algo;
+		unsigned int min_level, max_level;	/* 0, 0: no level */
+	} algos[] = {
+		{ "lzo", UF2FS_COMPRESS_LZO, 0, 0 },
+		{ "lz4", UF2FS_COMPRESS_LZ4, 3, 12 },
+		{ "zstd", UF2FS_COMPRESS_ZSTD, 1, 22 },
+		{ "lzo-rle", UF2FS_COMPRESS_LZORLE, 0, 0 },
+	};
+	const char *expected = "lzo, lz4[:3..12], zstd[:1..22] or lzo-rle";
+	const char *colon = val ? strchr(val, ':') : NULL;
+	size_t nlen = colon ? (size_t)(colon - val) : (val ? strlen(val) : 0);
+
+	for (size_t i = 0; val && i < sizeof(algos) / sizeof(algos[0]); i++) {
+		unsigned long level = 0;
+		char *end;
+
+		if (strlen(algos[i].name) != nlen || strncmp(val, algos[i].name, nlen))
+			continue;
+		if (colon) {
+			errno = 0;
+			level = strtoul(colon + 1, &end, 10);
+			if (!algos[i].max_level || errno || end == colon + 1 || *end ||
+			    colon[1] == '-' || level < algos[i].min_level ||
+			    level > algos[i].max_level)
+				return cli_bad_value("compress_algorithm", val, expected);
+		}
+		opts->compress.algorithm = algos[i].algo;
+		opts->compress.level = level;
+		return 1;
+	}
+	return cli_bad_value("compress_algorithm", val ? val : "", expected);
+}
+
+static int cli_parse_compress_log_size(struct uf2fs_options *opts, const char *val)
+{
+	unsigned long log;
+	char *end;
+
+	errno = 0;
+	log = val ? strtoul(val, &end, 10) : 0;
+	if (!val || errno || end == val || *end || *val == '-' || log < 2 || log > 8)
+		return cli_bad_value("compress_log_size", val ? val : "", "2 to 8");
+	opts->compress.log_size = log;
+	return 1;
+}
+
+static int cli_parse_compress_extension(struct uf2fs_options *opts, const char *val)
+{
+	struct uf2fs_compress_options *c = &opts->compress;
+
+	if (!val || !*val || strlen(val) >= UF2FS_COMPRESS_EXT_LEN)
+		return cli_bad_value("compress_extension", val ? val : "", "1 to 7 characters");
+	if (c->nr_ext == UF2FS_COMPRESS_EXT_MAX) {
+		fprintf(stderr, "uf2fs: at most %d compress_extension options\n",
+			UF2FS_COMPRESS_EXT_MAX);
+		return -EINVAL;
+	}
+	strcpy(c->ext[c->nr_ext++], val);
+	return 1;
+}
+
 int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 {
 	const char *val = strchr(opt, '=');
@@ -175,6 +241,16 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 	/* As f2fs's mount options; acl is the default there too. */
 	if (!strcmp(opt, "acl") || !strcmp(opt, "noacl")) {
 		opts->noacl = opt[0] == 'n';
+		return 1;
+	}
+	if (klen == 18 && !strncmp(opt, "compress_algorithm", klen))
+		return cli_parse_compress_algorithm(opts, val);
+	if (klen == 17 && !strncmp(opt, "compress_log_size", klen))
+		return cli_parse_compress_log_size(opts, val);
+	if (klen == 18 && !strncmp(opt, "compress_extension", klen))
+		return cli_parse_compress_extension(opts, val);
+	if (!strcmp(opt, "compress_chksum")) {
+		opts->compress.chksum = true;
 		return 1;
 	}
 	return 0;

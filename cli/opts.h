@@ -23,7 +23,12 @@
 	"    background_gc=on|off   background garbage collection (rw)\n" \
 	"    dontcache=on|off       drop data folios once read or written back\n" \
 	"                           (mount default: on unless direct_io)\n" \
-	"    acl, noacl             POSIX ACLs: inherited and enforced (default acl)\n"
+	"    acl, noacl             POSIX ACLs: inherited and enforced (default acl)\n" \
+	"    compress_algorithm=A   files made compressed use lzo, lz4[:3..12] (default),\n" \
+	"                           zstd[:1..22] or lzo-rle (rw; as Linux f2fs)\n" \
+	"    compress_log_size=N    2^N blocks per cluster, 2 (default) to 8\n" \
+	"    compress_chksum        store a checksum with each compressed cluster\n" \
+	"    compress_extension=E   create files named *.E compressed (\"*\": all)\n"
 
 /* A byte count with an optional K/M/G/T (binary) suffix, e.g. "64M". */
 int cli_parse_size(const char *str, uint64_t *out);

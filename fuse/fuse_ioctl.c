@@ -220,6 +220,7 @@ static void fuse_ioctl_get_stats(fuse_req_t req, size_t out_bufsz)
 #define F2FS_IOC_GARBAGE_COLLECT	_IOW(F2FS_IOCTL_MAGIC, 6, uint32_t)
 #define F2FS_IOC_WRITE_CHECKPOINT	_IO(F2FS_IOCTL_MAGIC, 7)
 #define F2FS_IOC_PRECACHE_EXTENTS	_IO(F2FS_IOCTL_MAGIC, 15)
+#define F2FS_IOC_GET_COMPRESS_BLOCKS	_IOR(F2FS_IOCTL_MAGIC, 17, uint64_t)
 #define F2FS_IOC_SHUTDOWN		_IOR('X', 125, uint32_t)	/* = XFS_IOC_GOINGDOWN */
 
 /*
@@ -249,7 +250,7 @@ static void fuse_ioctl_reply_status(fuse_req_t req, int ret)
 }
 
 static bool fuse_ioctl_f2fs(fuse_req_t req, fuse_ino_t ino, uint32_t f2fs_ino, unsigned int cmd,
-			    void *arg, const void *in_buf, size_t in_bufsz)
+			    void *arg, const void *in_buf, size_t in_bufsz, size_t out_bufsz)
 {
 	struct uf2fs *fs = fuse_uf2fs_of(req)->fs;
 	uint32_t sync = 1;
@@ -284,6 +285,17 @@ static bool fuse_ioctl_f2fs(fuse_req_t req, fuse_ino_t ino, uint32_t f2fs_ino, u
 	case (unsigned int)F2FS_IOC_SHUTDOWN:
 		fuse_ioctl_reply_status(req, uf2fs_shutdown(fs, fuse_ioctl_shutdown_mode(req, arg)));
 		return true;
+	case (unsigned int)F2FS_IOC_GET_COMPRESS_BLOCKS: {
+		uint64_t blocks = 0;
+		int ret = out_bufsz < sizeof(blocks) ? -EINVAL :
+			  uf2fs_get_compress_blocks(fs, f2fs_ino, &blocks);
+
+		if (ret < 0)
+			fuse_reply_err(req, -ret);
+		else
+			fuse_reply_ioctl(req, 0, &blocks, sizeof(blocks));
+		return true;
+	}
 	}
 	return false;
 }
@@ -322,7 +334,7 @@ void fuse_op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 		fuse_ioctl_get_stats(req, out_bufsz);
 		break;
 	default:
-		if (!fuse_ioctl_f2fs(req, ino, f2fs_ino, cmd, arg, in_buf, in_bufsz))
+		if (!fuse_ioctl_f2fs(req, ino, f2fs_ino, cmd, arg, in_buf, in_bufsz, out_bufsz))
 			fuse_reply_err(req, ENOTTY);
 		break;
 	}

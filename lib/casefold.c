@@ -229,7 +229,8 @@ bool f2fs_match_name_check(const struct f2fs_filename *fn, const uint8_t *de_nam
 /*
  * The kernel's f2fs_setflags_common: the casefold flag may change only on
  * an image with the feature, only on a directory (f2fs_mask_flags), and only
- * while the directory is empty. Called with the checkpoint lock shared.
+ * while the directory is empty. Called with the checkpoint lock shared and
+ * the inode exclusively (uf2fs_set_flags).
  */
 int f2fs_set_casefold_flag(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, bool on)
 {
@@ -239,7 +240,6 @@ int f2fs_set_casefold_flag(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		return -EOPNOTSUPP;
 	if (!f2fs_casefold_supported(sbi))
 		return -EOPNOTSUPP;
-	pthread_rwlock_wrlock(&fi->i_rwsem);
 	ret = f2fs_empty_dir(sbi, fi);
 	if (ret == 1) {
 		if (on)
@@ -250,7 +250,6 @@ int f2fs_set_casefold_flag(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	} else if (ret == 0) {
 		ret = -ENOTEMPTY;
 	}
-	pthread_rwlock_unlock(&fi->i_rwsem);
 	return ret;
 }
 

@@ -536,8 +536,7 @@ static unsigned int data_folio_order(struct f2fs_inode_info *fi)
 
 /// Compressed clusters ///
 
-static int read_compressed_cluster(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
-				   struct folio *f)
+int f2fs_read_cluster(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct folio *f)
 {
 	unsigned int cs = 1u << fi->log_cluster_size;
 	struct dnode_of_data dn;
@@ -697,7 +696,7 @@ static ssize_t read_folios(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		}
 		held[nheld++] = f;
 		if (created && compressed) {
-			int err = read_compressed_cluster(sbi, fi, f);
+			int err = f2fs_read_cluster(sbi, fi, f);
 
 			folio_end_fill(sbi, f, !err);
 			ret = err;

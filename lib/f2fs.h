@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -643,9 +644,10 @@ static inline bool f2fs_is_inline_dentry(const struct f2fs_inode_info *fi)
 {
 	return fi->i_inline & F2FS_INLINE_DENTRY;
 }
+/* As the kernel's f2fs_compressed_file: a directory's flag is only inherited. */
 static inline bool f2fs_is_compressed(const struct f2fs_inode_info *fi)
 {
-	return fi->flags & F2FS_COMPR_FL;
+	return (fi->flags & F2FS_COMPR_FL) && S_ISREG(fi->mode);
 }
 static inline bool f2fs_is_encrypted(const struct f2fs_inode_info *fi)
 {
@@ -708,6 +710,10 @@ int f2fs_writebehind_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 #define WB_WHOLE	(1u << 3)	/* write-behind: only folios written whole */
 int f2fs_writeback_inode_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 			       unsigned int flags);
+/* Mark file blocks [from, to) of a data folio dirty. */
+void f2fs_mark_range_dirty(struct f2fs_sb_info *sbi, struct folio *f, uint64_t from, uint64_t to);
+/* Decompress (or read, if stored raw) the cluster a cluster-sized folio covers. */
+int f2fs_read_cluster(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct folio *f);
 ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, const void *buf,
 			size_t len, uint64_t off);
 /* Inline data (inline.c) */
@@ -812,6 +818,52 @@ int f2fs_decompress_cluster(unsigned int algo, const void *cbuf, size_t cbuf_len
 			    size_t out_len, bool verify_chksum);
 const char *f2fs_compress_name(unsigned int algo);
 
+/* A writer's compression state for one inode's clusters (compress.c). */
+struct f2fs_cctx {
+	unsigned int algo, level;
+	bool chksum;
+	size_t rlen;		/* cluster bytes */
+	void *zstd;		/* ZSTD_CCtx */
+	void *work;		/* LZO work memory */
+	uint8_t *tmp, *check;	/* LZO output before its checks, and its round trip */
+};
+int f2fs_cctx_init(struct f2fs_cctx *cc, unsigned int algo, unsigned int level, bool chksum,
+		   unsigned int log_cluster_size);
+void f2fs_cctx_destroy(struct f2fs_cctx *cc);
+/*
+ * Compress one cluster (cc->rlen bytes at src) into dst, which has room for
+ * all but one block of the cluster: struct compress_data, the stream, zero
+ * padding. Returns the number of blocks used, -EAGAIN when that would not
+ * save a block (the cluster is then written raw), or -errno.
+ */
+int f2fs_compress_cluster(struct f2fs_cctx *cc, const void *src, void *dst);
+
+/* Writing compressed files (compress_write.c) */
+#define COMPRESS_LEVEL_OFFSET	8	/* i_compress_flag: bit 0 checksum, level above */
+static inline unsigned int f2fs_cluster_size(const struct f2fs_inode_info *fi)
+{
+	return 1u << fi->log_cluster_size;
+}
+static inline bool f2fs_compress_released(const struct f2fs_inode_info *fi)
+{
+	return fi->i_inline & F2FS_COMPRESS_RELEASED;
+}
+/* Fill a cluster folio being created for a write of bytes [pos, wend). */
+int f2fs_prepare_cluster_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			       struct folio *f, uint64_t pos, uint64_t wend);
+int f2fs_writeback_compressed(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+/* Shrink a compressed file to size (bytes), rewriting a partial last cluster. */
+int f2fs_truncate_compressed(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			     uint64_t size);
+/* i_compr_blocks less what freeing addrs[from, nr) of a node releases. */
+void f2fs_compr_blocks_on_free(struct f2fs_inode_info *fi, const uint32_t *addrs,
+			       unsigned int from, unsigned int nr);
+/* chattr +c / -c (FS_IOC_SETFLAGS); caller holds the inode exclusively. */
+int f2fs_set_compression(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, bool on);
+/* A new inode's compression, from its parent and name, into its raw inode. */
+void f2fs_compress_new_inode(struct f2fs_sb_info *sbi, const struct f2fs_inode_info *dir,
+			     struct f2fs_inode *ri, const char *name, size_t len);
+
 /* /// Xattrs (xattr.c) /// */
 
 /*
@@ -890,7 +942,7 @@ struct uf2fs_counters {
 	atomic_uint_fast64_t state_alloc, state_skipped;
 	atomic_uint_fast64_t map_calls, extent_hits, node_reads;
 	atomic_uint_fast64_t hole_blocks, read_bytes, read_calls, xattr_gets;
-	atomic_uint_fast64_t decompressed_clusters;
+	atomic_uint_fast64_t decompressed_clusters, compressed_clusters;
 	atomic_uint_fast64_t checkpoints, written_blocks, gc_segments, gc_blocks;
 	atomic_uint_fast64_t ipu_blocks;		/* data written in place */
 	atomic_uint_fast64_t ssr_segments, ssr_blocks;	/* SSR segment changes, blocks */

@@ -418,7 +418,8 @@ bool uf2fs_is_read_only(const struct uf2fs *fs)
 
 static uint64_t max_file_blocks(const struct f2fs_inode_info *fi)
 {
-	uint64_t apb = DEF_ADDRS_PER_BLOCK;
+	/* a compressed file's nodes hold whole clusters only */
+	uint64_t apb = f2fs_addrs_per_block(fi);
 
 	return fi->addrs_per_inode + 2 * apb + 2 * apb * NIDS_PER_BLOCK +
 	       apb * NIDS_PER_BLOCK * NIDS_PER_BLOCK;
@@ -509,6 +510,8 @@ static int truncate_to(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uin
 		fi->size = size;
 		return 0;
 	}
+	if (f2fs_is_compressed(fi))
+		return f2fs_truncate_compressed(sbi, fi, size);
 	if (f2fs_is_inline_data(fi)) {
 		struct folio *f = f2fs_get_inode_folio(sbi, fi->ino);
 
@@ -521,7 +524,7 @@ static int truncate_to(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uin
 		fi->size = size;
 		return 0;
 	}
-	if (size % F2FS_BLKSIZE && !f2fs_is_compressed(fi))
+	if (size % F2FS_BLKSIZE)
 		ret = zero_partial(sbi, fi, size, from * F2FS_BLKSIZE);
 	if (!ret)
 		ret = f2fs_truncate_blocks(sbi, fi, from);
@@ -589,8 +592,11 @@ static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a
 		ret = -EPERM;
 	else if ((valid & UF2FS_SET_SIZE) && !S_ISREG(fi->mode))
 		ret = S_ISDIR(fi->mode) ? -EISDIR : -EINVAL;
-	else if ((valid & UF2FS_SET_SIZE) && f2fs_is_compressed(fi) && a->size != fi->size)
-		ret = -EOPNOTSUPP;
+	/* as f2fs_setattr: a released file keeps whole clusters or none */
+	else if ((valid & UF2FS_SET_SIZE) && f2fs_is_compressed(fi) &&
+		 f2fs_compress_released(fi) && a->size != fi->size &&
+		 a->size % ((uint64_t)F2FS_BLKSIZE << fi->log_cluster_size))
+		ret = -EPERM;
 	else if ((valid & UF2FS_SET_SIZE) && DIV_ROUND_UP(a->size, F2FS_BLKSIZE) > max_file_blocks(fi))
 		ret = -EFBIG;
 	if (!ret && (valid & UF2FS_SET_SIZE) && a->size != fi->size) {
@@ -630,12 +636,26 @@ out:
 	return ret;
 }
 
+/* The compression flags, as f2fs_setflags_common checks them. */
+static int set_compress_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			      uint32_t flags)
+{
+	if ((flags & (F2FS_COMPR_FL | F2FS_NOCOMP_FL)) &&
+	    !f2fs_has_feature(sbi, F2FS_FEATURE_COMPRESSION))
+		return -EOPNOTSUPP;
+	if ((flags & F2FS_COMPR_FL) && (flags & F2FS_NOCOMP_FL))
+		return -EINVAL;
+	if ((flags ^ fi->flags) & F2FS_COMPR_FL)
+		return f2fs_set_compression(sbi, fi, flags & F2FS_COMPR_FL);
+	return 0;
+}
+
 int uf2fs_set_flags(struct uf2fs *fs, uint32_t ino, uint32_t flags)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
 	const uint32_t settable = F2FS_SYNC_FL | F2FS_IMMUTABLE_FL | F2FS_APPEND_FL |
 				  F2FS_NODUMP_FL | F2FS_NOATIME_FL | F2FS_DIRSYNC_FL |
-				  F2FS_PROJINHERIT_FL;
+				  F2FS_PROJINHERIT_FL | F2FS_NOCOMP_FL;
 	struct f2fs_inode_info *fi;
 	int ret;
 
@@ -645,19 +665,22 @@ int uf2fs_set_flags(struct uf2fs *fs, uint32_t ino, uint32_t flags)
 	fi = get_inode(sbi, ino);
 	if (IS_ERR(fi)) {
 		ret = PTR_ERR(fi);
-	} else {
-		/* compression changes need rewriting data: not offered */
-		if ((flags ^ fi->flags) & (F2FS_COMPR_FL | F2FS_NOCOMP_FL))
-			ret = -EOPNOTSUPP;
-		else if ((flags ^ fi->flags) & F2FS_CASEFOLD_FL)
-			ret = f2fs_set_casefold_flag(sbi, fi, flags & F2FS_CASEFOLD_FL);
-		if (!ret) {
-			fi->flags = (fi->flags & ~settable) | (flags & settable);
-			f2fs_inode_touch(fi, false, true);
-			f2fs_mark_inode_dirty(sbi, fi);
-		}
-		f2fs_iput(sbi, fi);
+		goto out;
 	}
+	pthread_rwlock_wrlock(&fi->i_rwsem);
+	/* +F only on an empty directory (f2fs_set_casefold_flag says why not) */
+	if ((flags ^ fi->flags) & F2FS_CASEFOLD_FL)
+		ret = f2fs_set_casefold_flag(sbi, fi, flags & F2FS_CASEFOLD_FL);
+	if (!ret)
+		ret = set_compress_flags(sbi, fi, flags);
+	if (!ret) {
+		fi->flags = (fi->flags & ~settable) | (flags & settable);
+		f2fs_inode_touch(fi, false, true);
+		f2fs_mark_inode_dirty(sbi, fi);
+	}
+	pthread_rwlock_unlock(&fi->i_rwsem);
+	f2fs_iput(sbi, fi);
+out:
 	f2fs_end_write(sbi);
 	return ret;
 }
@@ -827,8 +850,11 @@ static int do_fallocate_op(struct uf2fs *fs, uint32_t ino, int mode, uint64_t of
 	}
 	if (!S_ISREG(fi->mode))
 		ret = S_ISDIR(fi->mode) ? -EISDIR : -ENODEV;
-	else if (f2fs_is_compressed(fi))
+	/* as f2fs_fallocate: clusters cannot be punched; plain preallocation is fine */
+	else if (f2fs_is_compressed(fi) && (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)))
 		ret = -EOPNOTSUPP;
+	else if (f2fs_is_compressed(fi) && f2fs_compress_released(fi))
+		ret = -EPERM;
 	else if (fi->flags & (F2FS_IMMUTABLE_FL | F2FS_APPEND_FL))
 		ret = -EPERM;
 	else if (DIV_ROUND_UP(off + len, F2FS_BLKSIZE) > max_file_blocks(fi))
@@ -1113,6 +1139,31 @@ int uf2fs_precache_extents(struct uf2fs *fs, uint32_t ino)
 	pthread_rwlock_unlock(&fi->i_rwsem);
 	f2fs_iput(sbi, fi);
 out:
+	pthread_rwlock_unlock(&sbi->cp_rwsem);
+	return ret;
+}
+
+int uf2fs_get_compress_blocks(struct uf2fs *fs, uint32_t ino, uint64_t *blocks)
+{
+	struct f2fs_sb_info *sbi = SBI(fs);
+	struct f2fs_inode_info *fi;
+	int ret = 0;
+
+	if (!f2fs_has_feature(sbi, F2FS_FEATURE_COMPRESSION))
+		return -EOPNOTSUPP;
+	pthread_rwlock_rdlock(&sbi->cp_rwsem);
+	fi = get_inode(sbi, ino);
+	if (IS_ERR(fi)) {
+		ret = PTR_ERR(fi);
+	} else {
+		pthread_rwlock_rdlock(&fi->i_rwsem);
+		if (f2fs_is_compressed(fi))
+			*blocks = fi->compr_blocks;
+		else
+			ret = -EINVAL;
+		pthread_rwlock_unlock(&fi->i_rwsem);
+		f2fs_iput(sbi, fi);
+	}
 	pthread_rwlock_unlock(&sbi->cp_rwsem);
 	return ret;
 }

@@ -442,6 +442,13 @@ static void raw_from_inode_info(struct f2fs_inode *ri, const struct f2fs_inode_i
 	ri->i_ext.len = fi->largest.len;
 	for (int i = 0; i < DEF_NIDS_PER_INODE; i++)
 		ri->i_nid[i] = fi->i_nid[i];
+	/* load_inode checked that a compressed file's extra attributes hold these */
+	if (f2fs_is_compressed(fi)) {
+		ri->i_compr_blocks = fi->compr_blocks;
+		ri->i_compress_algorithm = fi->compress_algorithm;
+		ri->i_log_cluster_size = fi->log_cluster_size;
+		ri->i_compress_flag = fi->compress_flag;
+	}
 }
 
 int f2fs_update_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
@@ -568,6 +575,7 @@ struct f2fs_inode_info *f2fs_new_inode(struct f2fs_sb_info *sbi, struct f2fs_ino
 	}
 	ri->i_generation = new_generation();
 	ri->i_flags = dir ? inherited_flags(dir, mode) : 0;
+	f2fs_compress_new_inode(sbi, dir, ri, name, len);
 	fi = calloc(1, sizeof(*fi));
 	if (!fi) {
 		folio_clear_dirty(sbi, f);

@@ -26,14 +26,16 @@
 /*
  * When roll-forward cannot express the change, fsync checkpoints, as the
  * kernel's f2fs_do_sync_file does: not a regular file, hard links, a parent
- * or name that changed since the checkpoint, or a new parent.
+ * or name that changed since the checkpoint, or a new parent. Compressed
+ * files too: replaying their dnodes would not restore i_compr_blocks.
  */
 static bool fsync_needs_checkpoint(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 {
 	struct folio *f;
 	nid_t pino;
 
-	if (!S_ISREG(fi->mode) || fi->nlink != 1 || fi->ns_changed_at == sbi->cp_ver + 1)
+	if (!S_ISREG(fi->mode) || fi->nlink != 1 || fi->ns_changed_at == sbi->cp_ver + 1 ||
+	    f2fs_is_compressed(fi))
 		return true;
 	f = f2fs_get_inode_folio(sbi, fi->ino);
 	if (IS_ERR(f))

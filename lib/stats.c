@@ -204,6 +204,8 @@ size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size)
 		       (unsigned long long)atomic_load(&c->hole_blocks));
 	sprintf_append(&s, "  clusters decomp.   %llu\n",
 		       (unsigned long long)atomic_load(&c->decompressed_clusters));
+	sprintf_append(&s, "  clusters compr.    %llu (written compressed)\n",
+		       (unsigned long long)atomic_load(&c->compressed_clusters));
 	sprintf_append(&s, "writes\n");
 	sprintf_append(&s, "  dirty              %.1f MiB\n", folio_dirty_bytes(sbi) / 1048576.0);
 	sprintf_append(&s, "  blocks written     %llu (data)\n",

@@ -28,9 +28,10 @@
 /* Release what one address slot holds; the caller clears the slot. */
 void f2fs_free_data_addr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, block_t addr)
 {
-	if (addr == NULL_ADDR || addr == COMPRESS_ADDR)
+	/* a cluster header counts as a block, as NEW_ADDR does, until released */
+	if (addr == NULL_ADDR || (addr == COMPRESS_ADDR && f2fs_compress_released(fi)))
 		return;
-	if (addr == NEW_ADDR) {
+	if (addr == NEW_ADDR || addr == COMPRESS_ADDR) {
 		/* a reservation: counted as valid, never in the SIT */
 		pthread_mutex_lock(&sbi->sm.lock);
 		sbi->sm.valid_blocks--;
@@ -48,6 +49,8 @@ static void free_addrs(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, str
 {
 	bool changed = false;
 
+	if (f2fs_is_compressed(fi))
+		f2fs_compr_blocks_on_free(fi, addrs, from, nr);
 	for (unsigned int i = from; i < nr; i++) {
 		if (addrs[i] == NULL_ADDR)
 			continue;
@@ -395,6 +398,8 @@ int f2fs_writeback_inode_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 	size_t n;
 	int ret;
 
+	if (f2fs_is_compressed(fi))
+		return f2fs_writeback_compressed(sbi, fi);
 	ret = folio_collect_dirty(sbi, MAP_DATA, fi->ino, &v, &n);
 	if (!ret && (flags & WB_WHOLE))
 		n = keep_whole_folios(sbi, v, n, eof_blk);
@@ -547,8 +552,7 @@ static unsigned int write_folio_order(const struct f2fs_inode_info *fi, uint64_t
 }
 
 /* Mark blocks [from, to) of the folio dirty, tracking sub-folio state only when needed. */
-static void mark_range_dirty(struct f2fs_sb_info *sbi, struct folio *f, uint64_t from,
-			     uint64_t to)
+void f2fs_mark_range_dirty(struct f2fs_sb_info *sbi, struct folio *f, uint64_t from, uint64_t to)
 {
 	unsigned int nr = folio_nr_blocks(f);
 
@@ -589,6 +593,18 @@ static int prepare_write_folio(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 	return ret;
 }
 
+/* Blocks a write may need: a compressed file rewrites whole clusters. */
+static uint64_t write_reserve(const struct f2fs_inode_info *fi, uint64_t off, uint64_t end)
+{
+	uint64_t first = off / F2FS_BLKSIZE, last = DIV_ROUND_UP(end, F2FS_BLKSIZE);
+
+	if (f2fs_is_compressed(fi)) {
+		first &= ~(uint64_t)(f2fs_cluster_size(fi) - 1);
+		last = (last + f2fs_cluster_size(fi) - 1) & ~(uint64_t)(f2fs_cluster_size(fi) - 1);
+	}
+	return last - first;
+}
+
 ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, const void *buf,
 			size_t len, uint64_t off)
 {
@@ -597,8 +613,11 @@ ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, co
 
 	if (!len)
 		return 0;
-	if (f2fs_is_compressed(fi) || f2fs_is_encrypted(fi))
+	if (f2fs_is_encrypted(fi))
 		return -EOPNOTSUPP;
+	/* as the kernel: released blocks must be reserved again first */
+	if (f2fs_is_compressed(fi) && f2fs_compress_released(fi))
+		return -EPERM;
 	if (f2fs_is_inline_data(fi)) {
 		if (end <= f2fs_max_inline_data(fi)) {
 			ret = f2fs_write_inline_data(sbi, fi, buf, len, off);
@@ -610,15 +629,16 @@ ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, co
 		if (ret)
 			return ret;
 	}
-	ret = f2fs_check_space(sbi, DIV_ROUND_UP(end, F2FS_BLKSIZE) - off / F2FS_BLKSIZE);
+	ret = f2fs_check_space(sbi, write_reserve(fi, off, end));
 	if (ret)
 		return ret;
 	while (pos < end) {
 		uint64_t lblk = pos >> F2FS_BLKSIZE_BITS;
 		uint64_t blocks = DIV_ROUND_UP(end, F2FS_BLKSIZE) - lblk;
 		bool created;
-		struct folio *f = folio_grab(sbi, MAP_DATA, fi->ino, lblk,
-					     write_folio_order(fi, blocks), &created);
+		unsigned int order = f2fs_is_compressed(fi) ? fi->log_cluster_size :
+				     write_folio_order(fi, blocks);
+		struct folio *f = folio_grab(sbi, MAP_DATA, fi->ino, lblk, order, &created);
 		uint64_t fbytes_end, wend;
 
 		if (IS_ERR(f))
@@ -626,7 +646,10 @@ ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, co
 		fbytes_end = (f->index + folio_nr_blocks(f)) << F2FS_BLKSIZE_BITS;
 		wend = MIN(end, fbytes_end);
 		if (created) {
-			ret = prepare_write_folio(sbi, fi, f, pos, wend);
+			if (f2fs_is_compressed(fi))
+				ret = f2fs_prepare_cluster_write(sbi, fi, f, pos, wend);
+			else
+				ret = prepare_write_folio(sbi, fi, f, pos, wend);
 			folio_end_fill(sbi, f, !ret);
 		} else {
 			ret = folio_wait_uptodate(f);
@@ -637,7 +660,8 @@ ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, co
 		}
 		memcpy(f->data + (pos - (f->index << F2FS_BLKSIZE_BITS)),
 		       (const uint8_t *)buf + (pos - off), wend - pos);
-		mark_range_dirty(sbi, f, pos >> F2FS_BLKSIZE_BITS, DIV_ROUND_UP(wend, F2FS_BLKSIZE));
+		f2fs_mark_range_dirty(sbi, f, pos >> F2FS_BLKSIZE_BITS,
+				      DIV_ROUND_UP(wend, F2FS_BLKSIZE));
 		folio_put(sbi, f);
 		pos = wend;
 	}

@@ -25,6 +25,18 @@ enum uf2fs_backend {
 	UF2FS_BACKEND_RAM,	/* the image is loaded into memory; for tests and fuzzing */
 };
 
+enum uf2fs_compress_algorithm {
+	UF2FS_COMPRESS_DEFAULT = 0,	/* lz4, as the kernel */
+	UF2FS_COMPRESS_LZO,
+	UF2FS_COMPRESS_LZ4,
+	UF2FS_COMPRESS_ZSTD,
+	UF2FS_COMPRESS_LZORLE,
+};
+
+/* As the kernel's COMPRESS_EXT_NUM and F2FS_EXTENSION_LEN (with the NUL). */
+#define UF2FS_COMPRESS_EXT_MAX	16
+#define UF2FS_COMPRESS_EXT_LEN	8
+
 struct uf2fs_options {
 	const char *device;		/* image file or block device */
 	bool read_only;			/* default; a read-write mount needs rw */
@@ -69,6 +81,22 @@ struct uf2fs_options {
 	bool power_cut_model;
 	uint64_t fault_cut_at;
 	bool fault_tear;
+	/*
+	 * How files this mount makes compressed are compressed, as the
+	 * kernel's mount options: compress_algorithm (default lz4),
+	 * compress_level (lz4: 0, or 3..12 for LZ4HC; zstd: 1..22, 0 means 1),
+	 * compress_log_size (2^N blocks per cluster, 2..8; 0 means 2),
+	 * compress_chksum, and compress_extension (names ending in ".EXT", or
+	 * every name for "*", are created compressed).
+	 */
+	struct uf2fs_compress_options {
+		enum uf2fs_compress_algorithm algorithm;
+		unsigned int level;
+		unsigned int log_size;
+		bool chksum;
+		unsigned int nr_ext;
+		char ext[UF2FS_COMPRESS_EXT_MAX][UF2FS_COMPRESS_EXT_LEN];
+	} compress;
 };
 
 struct uf2fs_attr {
@@ -213,6 +241,12 @@ int uf2fs_set_flags(struct uf2fs *fs, uint32_t ino, uint32_t flags);
 bool uf2fs_is_read_only(const struct uf2fs *fs);
 /* The image has the casefold feature: some directories may match names by case. */
 bool uf2fs_casefold_enabled(const struct uf2fs *fs);
+/*
+ * F2FS_IOC_GET_COMPRESS_BLOCKS: i_compr_blocks, the cluster slots that hold
+ * no block (-EINVAL for a file that is not compressed, -EOPNOTSUPP without
+ * the compression feature).
+ */
+int uf2fs_get_compress_blocks(struct uf2fs *fs, uint32_t ino, uint64_t *blocks);
 /* F2FS_IOC_PRECACHE_EXTENTS: load the whole block map into the extent cache. */
 int uf2fs_precache_extents(struct uf2fs *fs, uint32_t ino);
 /* F2FS_IOC_{START,COMMIT,ABORT}_ATOMIC_WRITE: all-or-nothing file updates. */

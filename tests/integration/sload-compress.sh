@@ -3,7 +3,10 @@
 # Compressed files made by `sload.f2fs -c` (lz4 and lzo, cluster sizes 4 to 256
 # blocks, min-blocks, extension filters, released blocks), read back through a
 # uf2fs mount (including odd-offset reads) and `uf2fs get`, compared with the
-# source. The image must stay unchanged and pass fsck.f2fs -f.
+# source. The image must stay unchanged and pass fsck.f2fs -f. Then a
+# read-write mount changes sload's clusters (not on the released image, which
+# is read-only by design); fsck.f2fs -f must stay clean and the files must
+# equal the source with the same changes.
 #
 # Debian's sload.f2fs 1.15 is built without lz4 and lzo, so this uses the one
 # that tests/lib/build-f2fs-tools.sh builds from the same source (or
@@ -63,6 +66,33 @@ EOF
 
 owner_opts=()
 [ "$(id -u)" = 0 ] || owner_opts=(--no-owner)
+
+# Changes to sload's compressed files, made through a read-write uf2fs mount and
+# on a copy of the source: overwrites inside and across clusters, appends, a
+# cut inside a cluster, growth past it, deletions. POSIX sh + python3.
+MODIFY='set -e
+D=$1
+python3 - "$D" <<EOF
+import os, sys
+d = sys.argv[1]
+def put(name, off, data):
+    fd = os.open(os.path.join(d, name), os.O_WRONLY | os.O_CREAT, 0o644)
+    os.pwrite(fd, data, off)
+    os.close(fd)
+text = b"".join(b"changed line %d, repeated\n" % i for i in range(20000))
+put("big-text-9m.txt", 5000, text[:3000])
+put("big-text-9m.txt", 1048576 - 100, bytes(range(256)) * 40)
+put("mixed-4m", 65536 * 5 + 7, text[:200000])
+put("zeros-4m", 123456, b"x" * 10)
+put("notes.log", 300000, text[:50000])
+put("c8-3145728", 1000000, text[:5000])
+put("c2-16384", 0, text[:16384])
+EOF
+truncate -s 1000001 "$D/big-text-9m.txt"
+truncate -s 70000 "$D/random-1m"
+truncate -s 300000 "$D/random-1m"
+truncate -s 2000000 "$D/c6-786432"
+rm "$D/c4-196608" "$D/image.bin"'
 
 # alg cluster-log extra-options
 CONFIGS="lz4 2
@@ -125,6 +155,27 @@ while read -r alg L extra; do
 
 	[ "$before" = "$(image_sum "$img")" ] || failures+=("$alg L=$L $extra: the image changed")
 	fsck_clean "$img" || failures+=("$alg L=$L $extra: fsck")
+
+	# Then uf2fs changes sload's clusters (a released image is read-only by design).
+	if [ "$extra" != "-r" ]; then
+		ref=$TMP/ref-$n
+		rm -rf "$ref"
+		cp -a "$SRC/compress" "$ref"
+		if mount_uf2fs "$img" "$mnt" rw; then
+			sh -c "$MODIFY" sh "$mnt/compress" || failures+=("$alg L=$L $extra: changes")
+			umount_uf2fs "$mnt" || failures+=("$alg L=$L $extra: rw unmount")
+			sh -c "$MODIFY" sh "$ref"
+			fsck_clean "$img" || failures+=("$alg L=$L $extra: fsck after uf2fs changed it")
+			mount_uf2fs "$img" "$mnt" ro &&
+				{ compare_tree "$ref" "$mnt/compress" --sload --no-times --no-root \
+					"${owner_opts[@]}" ||
+				  failures+=("$alg L=$L $extra: changed files differ"); }
+			umount_uf2fs "$mnt" || true
+		else
+			failures+=("$alg L=$L $extra: rw mount")
+		fi
+		rm -rf "$ref"
+	fi
 	rm -f "$img"
 done <<<"$CONFIGS"
 

@@ -249,9 +249,10 @@ fsck_clean() {
 	local img=$1 out rc=0
 	out=$("$FSCK_F2FS" -f --dry-run "$img" 2>&1) || rc=$?
 	printf '%s\n' "$out" >"$img.fsck.log"
+	# here-strings, not pipes: under pipefail, grep -q leaving early kills printf (141)
 	if [ "$rc" -eq 0 ] &&
-	   printf '%s\n' "$out" | grep -qE '^\[FSCK\] other corrupted bugs +\[Ok\.\.\]' &&
-	   ! printf '%s\n' "$out" | grep -qE '\[Fail\]|^\[ASSERT\]'; then
+	   grep -qE '^\[FSCK\] other corrupted bugs +\[Ok\.\.\]' <<<"$out" &&
+	   ! grep -qE '\[Fail\]|^\[ASSERT\]' <<<"$out"; then
 		log "fsck.f2fs -f --dry-run $(basename "$img"): clean"
 		return 0
 	fi

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of cluster decompression (lib/compress.c) and of our LZO-RLE
- * decoder (lib/lzo_rle.c). Clusters are compressed with the real libraries
+ * decoder (lib/lzo_rle.c); and of cluster compression (f2fs_compress_cluster),
+ * whose clusters must decompress to what went in. Clusters are compressed with the real libraries
  * (liblzo2, liblz4, libzstd), wrapped in struct compress_data as Linux
  * writes it, and must come back byte for byte. Corrupt headers, flipped
  * bits and random streams must give -EIO; buffers are malloc'd to their
@@ -950,6 +951,83 @@ static void test_threads(void **state)
 	free(src);
 }
 
+/* /// Compression (f2fs_compress_cluster) /// */
+
+/*
+ * Every algorithm, cluster size and pattern: a cluster either comes back
+ * from the decompressor byte for byte, with the header and padding the
+ * kernel writes, or (only when it saves no block) is refused with -EAGAIN.
+ * The output buffer is exactly all-but-one block, so ASan sees any overrun.
+ */
+static void compress_one(unsigned int algo, unsigned int level, unsigned int log, int pat,
+			 bool chksum)
+{
+	size_t rlen = (size_t)F2FS_BLKSIZE << log;
+	uint8_t *src = make_data(pat, rlen, 40 + pat);
+	uint8_t *dst = malloc(rlen - F2FS_BLKSIZE), *out = malloc(rlen);
+	const struct compress_data *cd = (const void *)dst;
+	struct f2fs_cctx cc;
+	size_t clen, used;
+	int n;
+
+	assert_int_equal(f2fs_cctx_init(&cc, algo, level, chksum, log), 0);
+	n = f2fs_compress_cluster(&cc, src, dst);
+	f2fs_cctx_destroy(&cc);
+	/* make_data's generator repeats itself after 64 KiB */
+	if (pat == PAT_RANDOM && rlen <= 65536)
+		assert_int_equal(n, -EAGAIN);
+	if (pat == PAT_TEXT || pat == PAT_ZEROS)
+		assert_true(n > 0);
+	if (n <= 0) {
+		assert_int_equal(n, -EAGAIN);
+		goto out;
+	}
+	clen = cd->clen;
+	used = clen + COMPRESS_HEADER_SIZE;
+	assert_true((size_t)n < (1u << log));
+	assert_int_equal(DIV_ROUND_UP(used, F2FS_BLKSIZE), n);
+	assert_int_equal(cd->chksum, chksum ? f2fs_crc32(F2FS_SUPER_MAGIC, cd->cdata, clen) : 0);
+	for (size_t i = used; i < (size_t)n * F2FS_BLKSIZE; i++)
+		assert_int_equal(dst[i], 0);
+	/* lzo-rle carries the version header; plain lzo never looks like it */
+	if (algo == COMPRESS_LZORLE)
+		assert_true(cd->cdata[0] == 17 && cd->cdata[1] == 1);
+	if (algo == COMPRESS_LZO)
+		assert_true(cd->cdata[0] != 17);
+	assert_int_equal(f2fs_decompress_cluster(algo, dst, (size_t)n * F2FS_BLKSIZE, out, rlen,
+						 chksum), 0);
+	assert_memory_equal(out, src, rlen);
+out:
+	free(src);
+	free(dst);
+	free(out);
+}
+
+static void test_compress_clusters(void **state)
+{
+	static const unsigned int logs[] = { 2, 3, 5, 8 };
+	static const struct { unsigned int algo, level; } codecs[] = {
+		{ COMPRESS_LZO, 0 }, { COMPRESS_LZ4, 0 }, { COMPRESS_LZ4, 9 },
+		{ COMPRESS_ZSTD, 1 }, { COMPRESS_ZSTD, 15 }, { COMPRESS_LZORLE, 0 },
+	};
+
+	for (size_t c = 0; c < ARRAY_SIZE(codecs); c++)
+		for (size_t l = 0; l < ARRAY_SIZE(logs); l++)
+			for (int pat = 0; pat < PAT_NR; pat++)
+				compress_one(codecs[c].algo, codecs[c].level, logs[l], pat,
+					     (pat + l) & 1);
+}
+
+/* An algorithm or cluster size the format does not have is refused up front. */
+static void test_compress_bad_context(void **state)
+{
+	struct f2fs_cctx cc;
+
+	assert_int_equal(f2fs_cctx_init(&cc, COMPRESS_MAX, 0, false, 2), -EOPNOTSUPP);
+	assert_int_equal(f2fs_cctx_init(&cc, COMPRESS_LZ4, 0, false, 1), -EOPNOTSUPP);
+	assert_int_equal(f2fs_cctx_init(&cc, COMPRESS_LZ4, 0, false, 9), -EOPNOTSUPP);
+}
+
 int main(void)
 {
 	const struct CMUnitTest kernel[] = {
@@ -983,10 +1061,15 @@ int main(void)
 		cmocka_unit_test(test_rle_malformed),
 		cmocka_unit_test(test_rle_generated_streams),
 	};
+	const struct CMUnitTest compress[] = {
+		cmocka_unit_test(test_compress_clusters),
+		cmocka_unit_test(test_compress_bad_context),
+	};
 	int fails = 0;
 
 	fails += cmocka_run_group_tests_name("kernel", kernel, NULL, NULL);
 	fails += cmocka_run_group_tests_name("cluster", cluster, NULL, NULL);
 	fails += cmocka_run_group_tests_name("lzo_rle", rle, NULL, NULL);
+	fails += cmocka_run_group_tests_name("compress", compress, NULL, NULL);
 	return fails ? 1 : 0;
 }
