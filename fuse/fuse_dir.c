@@ -6,6 +6,7 @@
  * there.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -110,10 +111,23 @@ static void fuse_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t o
 void fuse_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	uint32_t f2fs_ino = fuse_ino_to_f2fs(u, ino);
+	/*
+	 * An open directory is pinned like an open file: removed while open,
+	 * it becomes an orphan, and fstat(2) on it still answers (nlink 0)
+	 * until releasedir.
+	 */
+	int ret = uf2fs_open(u->fs, f2fs_ino, O_RDONLY | O_DIRECTORY);
 
+	if (ret < 0) {
+		fuse_op_error(req, ret);
+		return;
+	}
 	fi->cache_readdir = !u->direct_io;
 	fi->keep_cache = !u->direct_io;
-	fuse_reply_open(req, fi);
+	/* The open was interrupted: no releasedir will follow, so undo it now. */
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		uf2fs_release(u->fs, f2fs_ino);
 }
 
 void fuse_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -130,5 +144,8 @@ void fuse_op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 void fuse_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+
+	uf2fs_release(u->fs, fuse_ino_to_f2fs(u, ino));
 	fuse_reply_err(req, 0);
 }

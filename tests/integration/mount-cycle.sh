@@ -2,8 +2,9 @@
 # What xfstests found around mounting and flags: remount ro/rw through the
 # mount helper form (no second daemon), a mount right after a background
 # unmount (the old daemon is still writing its final checkpoint), write opens
-# of immutable and append-only files failing at open, and FS_XFLAG_DAX
-# refused as Linux f2fs refuses it. Ends fsck-clean.
+# of immutable and append-only files failing at open, FS_XFLAG_DAX refused
+# as Linux f2fs refuses it, and fstat of an open directory after rmdir.
+# Ends fsck-clean.
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 need_root
@@ -68,6 +69,26 @@ except OSError as e:
         raise
 for p in ("imm", "app"):
     setflag(d + "/" + p, 0)
+EOF
+
+step "an open directory, removed, still answers fstat with nlink 0"
+"$PY" - "$MNT" <<'EOF' || fail "removed open directory"
+import os, sys
+d = sys.argv[1]
+os.mkdir(d + "/gone")
+fd = os.open(d + "/gone", os.O_RDONLY | os.O_DIRECTORY)
+os.rmdir(d + "/gone")
+st = os.fstat(fd)
+if st.st_nlink != 0:
+    sys.exit("rmdir: nlink %d" % st.st_nlink)
+os.close(fd)
+os.mkdir(d + "/d1")
+os.mkdir(d + "/d2")
+fd = os.open(d + "/d2", os.O_RDONLY | os.O_DIRECTORY)
+os.rename(d + "/d1", d + "/d2")
+if os.fstat(fd).st_nlink != 0:
+    sys.exit("rename over an open directory: nlink not 0")
+os.close(fd)
 EOF
 
 step "a mount right after a background unmount waits for the old daemon"
