@@ -167,6 +167,40 @@ int uf2fs_get_flags(struct uf2fs *fs, uint32_t ino, uint32_t *flags)
 	return ret;
 }
 
+/*
+ * atime, kept by the server: the kernel marks FUSE inodes S_NOATIME. relatime
+ * as the kernel's default (atime_needs_update): when atime is not newer
+ * than mtime or ctime, or is a day old.
+ */
+static bool atime_due(const struct f2fs_sb_info *sbi, const struct f2fs_inode_info *fi)
+{
+	struct timespec now;
+
+	if (sbi->opts.read_only || sbi->opts.atime_mode == 1 || (fi->flags & F2FS_NOATIME_FL))
+		return false;
+	if (sbi->opts.atime_mode == 2)
+		return true;
+	if (fi->atime.tv_sec < fi->mtime.tv_sec || (fi->atime.tv_sec == fi->mtime.tv_sec &&
+						  fi->atime.tv_nsec <= fi->mtime.tv_nsec))
+		return true;
+	if (fi->atime.tv_sec < fi->ctime.tv_sec || (fi->atime.tv_sec == fi->ctime.tv_sec &&
+						  fi->atime.tv_nsec <= fi->ctime.tv_nsec))
+		return true;
+	clock_gettime(CLOCK_REALTIME, &now);
+	return now.tv_sec - fi->atime.tv_sec >= 24 * 3600;
+}
+
+/* After a read under the shared inode lock found atime_due: rare, so exclusive. */
+static void touch_atime(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	pthread_rwlock_wrlock(&fi->i_rwsem);
+	if (atime_due(sbi, fi)) {
+		clock_gettime(CLOCK_REALTIME, &fi->atime);
+		f2fs_mark_inode_dirty(sbi, fi);
+	}
+	pthread_rwlock_unlock(&fi->i_rwsem);
+}
+
 int uf2fs_readdir(struct uf2fs *fs, uint32_t dir, uint64_t pos, uf2fs_filldir_t fill, void *arg)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
@@ -178,9 +212,14 @@ int uf2fs_readdir(struct uf2fs *fs, uint32_t dir, uint64_t pos, uf2fs_filldir_t 
 	if (IS_ERR(di)) {
 		ret = PTR_ERR(di);
 	} else {
+		bool due;
+
 		pthread_rwlock_rdlock(&di->i_rwsem);
 		ret = f2fs_readdir(sbi, di, pos, fill, arg);
+		due = ret >= 0 && !pos && atime_due(sbi, di);
 		pthread_rwlock_unlock(&di->i_rwsem);
+		if (due)
+			touch_atime(sbi, di);
 		f2fs_iput(sbi, di);
 	}
 	pthread_rwlock_unlock(&sbi->cp_rwsem);
@@ -200,9 +239,14 @@ ssize_t uf2fs_read(struct uf2fs *fs, uint32_t ino, void *buf, size_t len, uint64
 	if (IS_ERR(fi)) {
 		ret = PTR_ERR(fi);
 	} else {
+		bool due;
+
 		pthread_rwlock_rdlock(&fi->i_rwsem);
 		ret = S_ISDIR(fi->mode) ? -EISDIR : f2fs_file_read(sbi, fi, buf, len, off);
+		due = ret > 0 && atime_due(sbi, fi);
 		pthread_rwlock_unlock(&fi->i_rwsem);
+		if (due)
+			touch_atime(sbi, fi);
 		f2fs_iput(sbi, fi);
 	}
 	pthread_rwlock_unlock(&sbi->cp_rwsem);
@@ -221,9 +265,14 @@ ssize_t uf2fs_read_iov(struct uf2fs *fs, uint32_t ino, size_t len, uint64_t off,
 	if (IS_ERR(fi)) {
 		ret = PTR_ERR(fi);
 	} else {
+		bool due;
+
 		pthread_rwlock_rdlock(&fi->i_rwsem);
 		ret = S_ISDIR(fi->mode) ? -EISDIR : f2fs_file_read_iov(sbi, fi, len, off, emit, arg);
+		due = ret > 0 && atime_due(sbi, fi);
 		pthread_rwlock_unlock(&fi->i_rwsem);
+		if (due)
+			touch_atime(sbi, fi);
 		f2fs_iput(sbi, fi);
 	}
 	pthread_rwlock_unlock(&sbi->cp_rwsem);

@@ -45,6 +45,11 @@ struct uf2fs_options {
 	enum uf2fs_backend backend;
 	bool quiet;			/* no messages on stderr */
 	bool verbose;			/* also routine notes (roll-forward done, ...) */
+	/*
+	 * atime on reads and readdirs (FUSE inodes are S_NOATIME: the kernel
+	 * leaves it to us): 0 relatime (the default), 1 noatime, 2 strictatime.
+	 */
+	int atime_mode;
 	unsigned int checkpoint_interval;	/* seconds; 0 means the kernel's 60 */
 	int background_gc;		/* -1 default (on), 0 off, 1 on */
 	bool fsync_mode_checkpoint;	/* every fsync checkpoints (no roll-forward) */

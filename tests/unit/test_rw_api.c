@@ -1620,6 +1620,70 @@ static void t_erofs(void **state)
 
 /* /// times /// */
 
+static int ignore_entry(void *arg, const char *name, size_t len, uint32_t ino,
+			unsigned int dtype, uint64_t next_pos)
+{
+	return 0;
+}
+
+static struct uf2fs *mount_atime(bool ro, int atime_mode)
+{
+	struct uf2fs_options o;
+
+	uf2fs_default_options(&o);
+	o.device = C.img;
+	o.read_only = ro;
+	o.atime_mode = atime_mode;
+	return rw_mount_opts(&o);
+}
+
+/* relatime, as the kernel's default: FUSE leaves atime to the server. */
+static void t_atime(void **state)
+{
+	struct uf2fs_attr old = { .atime = { 1000000, 0 } }, a;
+	char buf[16];
+	uint32_t ino;
+
+	begin("atime");
+	rw_create(FS, M, "f", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "f", 0, 100, 1);
+	rw_create(FS, M, "d", S_IFDIR | 0755, 0, NULL);
+	ino = ino_of("f");
+	rw_unmount(FS);
+	FS = mount_atime(false, 0);
+	RW_OK(uf2fs_setattr(FS, ino, &old, UF2FS_SET_ATIME, &a));
+	RW_EXPECT(uf2fs_read(FS, ino, buf, sizeof(buf), 0), (ssize_t)sizeof(buf));
+	a = attr_of("f");
+	if (a.atime.tv_sec < 1700000000)
+		RW_FAIL("relatime: a read left atime at %lld", (long long)a.atime.tv_sec);
+	old = a;
+	RW_EXPECT(uf2fs_read(FS, ino, buf, sizeof(buf), 0), (ssize_t)sizeof(buf));
+	if (attr_of("f").atime.tv_nsec != old.atime.tv_nsec)
+		RW_FAIL("relatime: a second read moved a fresh atime");
+	old.atime.tv_sec = 1000000;
+	RW_OK(uf2fs_setattr(FS, ino_of("d"), &old, UF2FS_SET_ATIME, &a));
+	RW_OK(uf2fs_readdir(FS, ino_of("d"), 0, ignore_entry, NULL));
+	if (attr_of("d").atime.tv_sec < 1700000000)
+		RW_FAIL("relatime: readdir left the directory's atime");
+	RW_OK(uf2fs_setattr(FS, ino, &old, UF2FS_SET_ATIME, &a));
+	rw_unmount(FS);
+	/* noatime: nothing moves, and the old atime is what was stored */
+	FS = mount_atime(false, 1);
+	RW_EXPECT(uf2fs_read(FS, ino, buf, sizeof(buf), 0), (ssize_t)sizeof(buf));
+	if (attr_of("f").atime.tv_sec != 1000000)
+		RW_FAIL("noatime: atime %lld", (long long)attr_of("f").atime.tv_sec);
+	rw_unmount(FS);
+	FS = mount_atime(false, 0);
+	RW_EXPECT(uf2fs_read(FS, ino, buf, sizeof(buf), 0), (ssize_t)sizeof(buf));
+	rw_unmount(FS);
+	FS = mount_atime(true, 0);
+	if (attr_of("f").atime.tv_sec < 1700000000)
+		RW_FAIL("the atime a read set was not stored");
+	rw_unmount(FS);
+	FS = rw_mount(C.img, false);
+	end();
+}
+
 static void t_times(void **state)
 {
 	struct timespec t0, t1;
@@ -2355,6 +2419,7 @@ int main(void)
 		cmocka_unit_test(t_bigdir),
 		cmocka_unit_test(t_erofs),
 		cmocka_unit_test(t_times),
+		cmocka_unit_test(t_atime),
 		cmocka_unit_test(t_xattr),
 		cmocka_unit_test(t_acl),
 		cmocka_unit_test(t_flags),
