@@ -147,14 +147,26 @@ static struct folio *get_child(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 	return f;
 }
 
+/*
+ * A node reached through a file's tree belongs to the file and sits where
+ * the path says: its footer offset is the one get_node_path computed. An
+ * i_nid pointing back at the inode itself (or at another node of the file)
+ * would otherwise be walked as a direct node, and a punch or truncate would
+ * free blocks of the wrong part of the file (Linux: c18ecd99e0c7).
+ */
 static int check_dnode_owner(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
-			     struct folio *f)
+			     struct folio *f, unsigned int want_ofs)
 {
-	if (le32(folio_node(f)->footer.ino) != fi->ino)
+	const struct f2fs_node *n = folio_node(f);
+
+	if (le32(n->footer.ino) != fi->ino)
 		return f2fs_error(sbi, EFSCORRUPTED,
 				  "node %u: belongs to inode %u, reached from inode %u",
-				  le32(folio_node(f)->footer.nid), le32(folio_node(f)->footer.ino),
-				  fi->ino);
+				  le32(n->footer.nid), le32(n->footer.ino), fi->ino);
+	if (ofs_of_node(n) != want_ofs)
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "node %u of inode %u: node offset %u where the tree needs %u",
+				  le32(n->footer.nid), fi->ino, ofs_of_node(n), want_ofs);
 	return 0;
 }
 
@@ -208,7 +220,7 @@ int f2fs_get_dnode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_
 		if (IS_ERR(next))
 			return PTR_ERR(next);
 		cur = next;
-		ret = check_dnode_owner(sbi, fi, cur);
+		ret = check_dnode_owner(sbi, fi, cur, p.noffset[lvl]);
 		if (ret) {
 			folio_put(sbi, cur);
 			return ret;
@@ -276,7 +288,7 @@ int f2fs_get_dnode_alloc(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, u
 				ret = PTR_ERR(child);
 				goto fail;
 			}
-			ret = check_dnode_owner(sbi, fi, child);
+			ret = check_dnode_owner(sbi, fi, child, p.noffset[lvl]);
 			if (ret) {
 				folio_put(sbi, child);
 				goto fail;

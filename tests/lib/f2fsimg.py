@@ -515,6 +515,16 @@ def corrupt(img, what, path):
         struct.pack_into("<H", raw, 0, 0o170777)
         img.write_block(ino.blkaddr, bytes(raw))
         r.update(structure="inode", block=ino.blkaddr, ino=ino.nid)
+    elif what == "dnode-self":
+        # The first direct-node pointer names the inode itself (Linux fix
+        # c18ecd99e0c7): a valid checksum, so only the tree walk can tell.
+        ino = img.resolve(path)
+        raw = bytearray(ino.raw)
+        struct.pack_into("<I", raw, 4052, ino.nid)
+        if img.feature & FEAT_INODE_CHKSUM and ino.extra_isize >= 12:
+            struct.pack_into("<I", raw, 368, img.inode_checksum(bytes(raw)))
+        img.write_block(ino.blkaddr, bytes(raw))
+        r.update(structure="node", block=ino.blkaddr, ino=ino.nid)
     elif what == "dentry":
         ino = img.resolve(path)
         blks = img.dentry_blocks(ino)
