@@ -84,10 +84,20 @@ static int sanity_check_inode(struct f2fs_sb_info *sbi, nid_t ino, block_t blk,
 		return f2fs_error(sbi, EFSCORRUPTED,
 				  "inode %u (block %u): bad extra attribute size %u", ino, blk,
 				  extra);
-	/* the kernel refuses a flexible inline xattr area of size 0 or too big */
+	/*
+	 * As sanity_check_inode: with flexible inline xattrs every inode has
+	 * extra attributes (where the area's size lives), and the area holds
+	 * at least one entry and leaves room for data (Linux 5c1768b67250).
+	 */
 	if (f2fs_has_feature(sbi, F2FS_FEATURE_FLEXIBLE_INLINE_XATTR) &&
-	    (ri->i_inline & F2FS_EXTRA_ATTR) && (ri->i_inline & F2FS_INLINE_XATTR) &&
-	    (!le16(ri->i_inline_xattr_size) || le16(ri->i_inline_xattr_size) > MAX_INLINE_XATTR_SIZE))
+	    !(ri->i_inline & F2FS_EXTRA_ATTR))
+		return f2fs_error(sbi, EFSCORRUPTED,
+				  "inode %u (block %u): no extra attributes on an image with "
+				  "flexible inline xattrs", ino, blk);
+	if (f2fs_has_feature(sbi, F2FS_FEATURE_FLEXIBLE_INLINE_XATTR) &&
+	    (ri->i_inline & F2FS_INLINE_XATTR) &&
+	    (le16(ri->i_inline_xattr_size) < MIN_INLINE_XATTR_SIZE ||
+	     le16(ri->i_inline_xattr_size) > MAX_INLINE_XATTR_SIZE))
 		return f2fs_error(sbi, EFSCORRUPTED,
 				  "inode %u (block %u): corrupted i_inline_xattr_size %u", ino, blk,
 				  le16(ri->i_inline_xattr_size));

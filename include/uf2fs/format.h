@@ -215,6 +215,8 @@ _Static_assert(sizeof(struct f2fs_orphan_block) == F2FS_BLKSIZE, "orphan block")
 #define OFFSET_OF_END_OF_I_EXT		360
 #define MIN_INLINE_DENTRY_SIZE		40	/* room for "." and ".." */
 /* Largest flexible inline xattr area, in 4-byte words, as the kernel bounds it. */
+/* One xattr header and one entry, in words (the kernel's MIN_INLINE_XATTR_SIZE). */
+#define MIN_INLINE_XATTR_SIZE		3
 #define MAX_INLINE_XATTR_SIZE		(DEF_ADDRS_PER_INODE - 36 / 4 - DEF_INLINE_RESERVED_SIZE - \
 					 MIN_INLINE_DENTRY_SIZE / 4)
 

@@ -4,6 +4,9 @@
 # only the tree walk can tell): a punch in the direct-node range must give an
 # error, and the blocks held by the inode itself must read back unchanged,
 # also after a remount (Linux f2fs fixed the same hole in c18ecd99e0c7).
+# And an inode whose inline xattr geometry is impossible is an error, not an
+# inode without xattrs (Linux 5c1768b67250). Found by running xfstests'
+# tests/f2fs/022 and 023 by hand.
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 need_fuse
@@ -29,4 +32,24 @@ mount_uf2fs "$IMG" "$MNT" ro || fail "ro remount"
 # (only the first MiB: a large folio reaching past block 922 maps through the bad node)
 cmp -n $((256 * 4096)) "$TMP/orig" "$MNT/f" || fail "blocks held by the inode changed on disk"
 umount_uf2fs "$MNT" || true
-pass "a direct node that is the inode is refused; the file's own blocks intact"
+
+step "an inode claiming inline xattrs without extra attributes"
+need_cmd setfattr getfattr
+IMG2=$TMP/cx.img
+truncate -s 128M "$IMG2"
+mkfs.f2fs -q -f -O extra_attr,flexible_inline_xattr "$IMG2" >/dev/null
+mount_uf2fs "$IMG2" "$MNT" rw || fail "mount"
+echo data >"$MNT/x"
+setfattr -n user.x -v 1 "$MNT/x" || fail "setfattr"
+umount_uf2fs "$MNT" || fail "unmount"
+"$PY" "$LIB/f2fsimg.py" corrupt "$IMG2" inline-xattr /x || fail "corrupt"
+mount_uf2fs "$IMG2" "$MNT" ro || fail "mount of the corrupt image"
+if out=$(getfattr -n user.x "$MNT/x" 2>&1); then
+	fail "the corrupt inode was read: $out"
+fi
+case $out in
+*"No such attribute"*) fail "the corrupt inode's xattrs silently vanished: $out";;
+esac
+log "getfattr: $out"
+umount_uf2fs "$MNT" || true
+pass "a direct node that is the inode is refused; the file's own blocks intact; a bad inline xattr geometry is an error"

@@ -525,6 +525,16 @@ def corrupt(img, what, path):
             struct.pack_into("<I", raw, 368, img.inode_checksum(bytes(raw)))
         img.write_block(ino.blkaddr, bytes(raw))
         r.update(structure="node", block=ino.blkaddr, ino=ino.nid)
+    elif what == "inline-xattr":
+        # i_inline says inline xattrs and no extra attributes, with a huge
+        # i_inline_xattr_size (Linux fix 5c1768b67250): without extra
+        # attributes the checksum is not checked, so the inode must be.
+        ino = img.resolve(path)
+        raw = bytearray(ino.raw)
+        raw[3] = 0x01
+        struct.pack_into("<H", raw, 362, 2048)
+        img.write_block(ino.blkaddr, bytes(raw))
+        r.update(structure="inode", block=ino.blkaddr, ino=ino.nid)
     elif what == "dentry":
         ino = img.resolve(path)
         blks = img.dentry_blocks(ino)
