@@ -18,5 +18,5 @@ for f in lib/*.c; do echo "$f"; done |
 	xargs -P "$(nproc)" -I{} sh -c \
 		'cc '"$cflags"' -D_FILE_OFFSET_BITS=64 -c {} -o '"$obj"'/$(basename {} .c).o' >&2
 cc $cflags -c tests/stress/preload.c -o "$obj/preload.o" >&2
-cc -shared -o "$so" "$obj"/*.o $(pkg-config --libs $pkgs) -pthread -lm -ldl >&2
+cc -shared -o "$so" "$obj"/*.o $(pkg-config --libs $pkgs) -lunistring -pthread -lm -ldl >&2
 echo "$so"
