@@ -81,7 +81,7 @@ if [ ! -x "$PC" ] || [ "$BUILD/libuf2fs.a" -nt "$PC" ] ||
 	# shellcheck disable=SC2046
 	cc -O2 -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I"$TOP/include" -o "$PC" \
 		"$TOP/bench/precache.c" "$BUILD/libuf2fs.a" \
-		$(pkg-config --libs liburing liblz4 libzstd lzo2 zlib) -pthread -lm ||
+		$(pkg-config --libs liburing liblz4 libzstd lzo2 zlib) -lunistring -pthread -lm ||
 		{ note "bench/precache.c did not build; the library precache row is skipped"; rm -f "$PC"; }
 fi
 
