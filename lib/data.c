@@ -821,6 +821,52 @@ static void put_read_folios(struct f2fs_sb_info *sbi, struct folio **keep, unsig
 }
 
 /*
+ * A read that falls wholly in a hole of a file with nothing cached (the
+ * rule under drop-behind) is answered from one shared zero region: no folio
+ * to allocate and clear, and the kernel copies from pages that stay hot.
+ * The shared inode lock keeps writers (and their folios) out meanwhile.
+ */
+#define ZERO_REGION	(1u << 20)
+static const uint8_t zero_region[ZERO_REGION];
+
+static bool read_is_hole(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t off,
+			 size_t len)
+{
+	uint64_t blk = off >> F2FS_BLKSIZE_BITS;
+	uint64_t end = DIV_ROUND_UP(off + len, F2FS_BLKSIZE);
+
+	if (f2fs_is_compressed(fi) || folio_owner_cached(sbi, MAP_DATA, fi->ino))
+		return false;
+	while (blk < end) {
+		struct f2fs_map_blocks map = { .lblk = blk, .len = end - blk };
+
+		if (f2fs_map_blocks(sbi, fi, &map) || (map.pblk != NULL_ADDR && map.pblk != NEW_ADDR))
+			return false;
+		blk += map.len ? map.len : 1;
+	}
+	return true;
+}
+
+static ssize_t reply_zeroes(struct f2fs_sb_info *sbi, size_t len,
+			    int (*cb)(void *, const struct iovec *, int), void *arg)
+{
+	struct iovec iov[MAX_BATCH_FOLIOS];
+	size_t left = len;
+	int n = 0;
+
+	while (left && n < MAX_BATCH_FOLIOS) {
+		iov[n].iov_base = (void *)zero_region;
+		iov[n].iov_len = MIN(left, (size_t)ZERO_REGION);
+		left -= iov[n++].iov_len;
+	}
+	if (left)
+		return -E2BIG;
+	atomic_fetch_add(&sbi->ctr->hole_blocks, DIV_ROUND_UP(len, F2FS_BLKSIZE));
+	atomic_fetch_add(&sbi->ctr->read_bytes, len);
+	return cb(arg, iov, n) ? -EIO : (ssize_t)len;
+}
+
+/*
  * Zero-copy variant: the callback sees iovecs into cached folios, valid only
  * during the call (the FUSE front end hands them to fuse_reply_iov).
  * Inline files, and requests spanning more folios than a batch, go through
@@ -843,6 +889,11 @@ ssize_t f2fs_file_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		return -ENOKEY;
 	if (!f2fs_is_inline_data(fi)) {
 		atomic_fetch_add(&sbi->ctr->read_calls, 1);
+		if (read_is_hole(sbi, fi, off, len)) {
+			ret = reply_zeroes(sbi, len, cb, arg);
+			if (ret != -E2BIG)
+				return ret;
+		}
 		ret = read_folios(sbi, fi, &sk, len, off);
 		if (ret >= 0) {
 			atomic_fetch_add(&sbi->ctr->read_bytes, ret);

@@ -183,6 +183,8 @@ struct folio *folio_grab(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t k
 struct folio *folio_lookup(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key,
 			   uint64_t index);
 void folio_put(struct f2fs_sb_info *sbi, struct folio *folio);
+/* Any folio of (kind, key) in the cache (a cheap count, no scan). */
+bool folio_owner_cached(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key);
 /* Put, and free the folio at its last put if it is clean (drop-behind). */
 void folio_put_dropbehind(struct f2fs_sb_info *sbi, struct folio *folio);
 /* Filler finished: publish uptodate (or error) and wake waiters. */

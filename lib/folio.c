@@ -541,6 +541,11 @@ void folio_put_dropbehind(struct f2fs_sb_info *sbi, struct folio *f)
 	put_folio(sbi, f, true);
 }
 
+bool folio_owner_cached(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key)
+{
+	return owner_has_folios(sbi->cache, owner_id(kind, key));
+}
+
 /* Drop every unreferenced folio of one owner (used on inode eviction). */
 void folio_invalidate_owner(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key)
 {

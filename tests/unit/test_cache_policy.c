@@ -208,6 +208,63 @@ static void t_writebehind(void **state)
 	model_free(&m);
 }
 
+/* Any data folio of order 1 or more was made (node folios are order 0). */
+static bool large_folios_made(struct uf2fs *fs)
+{
+	static char buf[16384];
+	const char *l, *e;
+
+	uf2fs_format_stats(fs, buf, sizeof(buf));
+	l = strstr(buf, "folios by order");
+	if (!l)
+		RW_FAIL("stats: no folio orders");
+	e = strchr(l, '\n');
+	for (const char *p = strchr(l + 16, ':'); p && p < e; p = strchr(p + 1, ':'))
+		if (p[-1] != '0' || p[-2] != ' ')
+			return true;
+	return false;
+}
+
+static int expect_zero(void *arg, const struct iovec *iov, int cnt)
+{
+	for (int i = 0; i < cnt; i++)
+		for (size_t j = 0; j < iov[i].iov_len; j++)
+			if (((const uint8_t *)iov[i].iov_base)[j])
+				*(bool *)arg = true;
+	return 0;
+}
+
+/* Reads of a hole in an uncached file come from the shared zero region. */
+static void t_hole_reads(void **state)
+{
+	struct uf2fs_attr a = { .size = 64ull << 30 };
+	char img[PATH_MAX];
+	struct model m;
+	struct uf2fs *fs;
+	bool nonzero = false;
+	uint32_t ino;
+
+	snprintf(rw_context, sizeof(rw_context), "hole_reads");
+	rw_img_path(img, sizeof(img), "hole_reads");
+	rw_mkfs(img, 256, RW_FEATURES_DEFAULT);
+	model_init(&m);
+	fs = mount_with(img, false, 1, 0);
+	ino = rw_create(fs, &m, "sparse", S_IFREG | 0644, 0, NULL);
+	RW_OK(uf2fs_setattr(fs, ino, &a, UF2FS_SET_SIZE, &a));
+	rw_unmount(fs);
+	fs = mount_with(img, true, 1, 0);
+	for (uint64_t off = 0; off < (64ull << 30); off += 4ull << 30)
+		if (uf2fs_read_iov(fs, ino, MIB, off + 12345, expect_zero, &nonzero) != MIB)
+			RW_FAIL("hole read at %" PRIu64, off);
+	if (nonzero)
+		RW_FAIL("a hole read returned non-zero bytes");
+	if (stat_after(fs, "hole blocks", "(zero") < 16 * 256 || large_folios_made(fs))
+		RW_FAIL("hole reads went through folios");
+	rw_unmount(fs);
+	RW_FSCK(img);
+	model_free(&m);
+}
+
 static uint64_t image_mib(const char *img)
 {
 	struct stat st;
@@ -266,6 +323,7 @@ int main(void)
 		cmocka_unit_test(t_dropbehind),
 		cmocka_unit_test(t_dropbehind_partial),
 		cmocka_unit_test(t_writebehind),
+		cmocka_unit_test(t_hole_reads),
 		cmocka_unit_test(t_discard_deferred),
 	};
 	int failures;
