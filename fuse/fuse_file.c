@@ -61,6 +61,18 @@ void fuse_uf2fs_file_setup(const struct fuse_uf2fs *u, struct fuse_file_info *fi
 	fi->direct_io = u->direct_io;
 	fi->keep_cache = !u->direct_io;
 	fi->noflush = 1;
+	/* later reads and writes come without the open flags: remember O_DIRECT */
+	fi->fh = (fi->flags & O_DIRECT) ? FUSE_FH_O_DIRECT : 0;
+}
+
+/*
+ * As f2fs: direct I/O on a file with an atomic write open is refused
+ * (EOPNOTSUPP), since it would bypass the staged data.
+ */
+bool fuse_direct_on_atomic(struct fuse_uf2fs *u, fuse_ino_t ino, const struct fuse_file_info *fi)
+{
+	return fi && (fi->fh & FUSE_FH_O_DIRECT) && !fi->writepage &&
+	       uf2fs_is_atomic(u->fs, fuse_ino_to_f2fs(u, ino));
 }
 
 /*
@@ -131,6 +143,10 @@ void fuse_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct fuse_read_reply r = { req, false };
 	ssize_t n;
 
+	if (fuse_direct_on_atomic(u, ino, fi)) {
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
 	n = uf2fs_read_iov(u->fs, fuse_ino_to_f2fs(u, ino), size, off, fuse_read_emit, &r);
 	if (n < 0 && !r.replied)
 		fuse_op_error(req, n);

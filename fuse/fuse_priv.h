@@ -48,6 +48,10 @@ struct fuse_uf2fs {
 	int shutdown_err;		/* the final checkpoint's result */
 };
 
+/* fuse_file_info.fh of regular files: the open had O_DIRECT. */
+#define FUSE_FH_O_DIRECT	1u
+bool fuse_direct_on_atomic(struct fuse_uf2fs *u, fuse_ino_t ino, const struct fuse_file_info *fi);
+
 /* fuse_killpriv.c: raw request flags libfuse 3.14 does not pass on. */
 int fuse_killpriv_install(struct fuse_session *se, struct fuse_uf2fs *u);
 /* The request this thread serves carries FUSE_WRITE/OPEN_KILL_SUIDGID. */

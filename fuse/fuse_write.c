@@ -201,6 +201,10 @@ void fuse_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 
 	if (fuse_uf2fs_refuse_ro(req, u))
 		return;
+	if (fuse_direct_on_atomic(u, ino, fi)) {
+		fuse_reply_err(req, EOPNOTSUPP);
+		return;
+	}
 	/* As the VFS does, before the data: a write that cannot drop them fails. */
 	if (u->direct_io && !fi->writepage)
 		n = fuse_write_kill_caps(u, ino);

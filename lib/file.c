@@ -1126,6 +1126,21 @@ int uf2fs_shutdown(struct uf2fs *fs, unsigned int mode)
 
 /// Atomic writes ///
 
+bool uf2fs_is_atomic(struct uf2fs *fs, uint32_t ino)
+{
+	struct f2fs_sb_info *sbi = SBI(fs);
+	struct f2fs_inode_info *fi = get_inode(sbi, ino);
+	bool atomic;
+
+	if (IS_ERR(fi))
+		return false;
+	pthread_rwlock_rdlock(&fi->i_rwsem);
+	atomic = fi->atomic;
+	pthread_rwlock_unlock(&fi->i_rwsem);
+	f2fs_iput(sbi, fi);
+	return atomic;
+}
+
 int uf2fs_atomic_write(struct uf2fs *fs, uint32_t ino, enum uf2fs_atomic_op op)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);

@@ -3,8 +3,8 @@
 # mount helper form (no second daemon), a mount right after a background
 # unmount (the old daemon is still writing its final checkpoint), write opens
 # of immutable and append-only files failing at open, FS_XFLAG_DAX refused
-# as Linux f2fs refuses it, and fstat of an open directory after rmdir.
-# Ends fsck-clean.
+# as Linux f2fs refuses it, fstat of an open directory after rmdir, and
+# O_DIRECT during an atomic write refused (tests/f2fs/004). Ends fsck-clean.
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 need_root
@@ -88,6 +88,34 @@ fd = os.open(d + "/d2", os.O_RDONLY | os.O_DIRECTORY)
 os.rename(d + "/d1", d + "/d2")
 if os.fstat(fd).st_nlink != 0:
     sys.exit("rename over an open directory: nlink not 0")
+os.close(fd)
+EOF
+
+step "direct I/O during an atomic write is refused, as f2fs does"
+"$PY" - "$MNT" <<'EOF' || fail "O_DIRECT during an atomic write"
+import errno, fcntl, mmap, os, sys
+f = sys.argv[1] + "/atomic"
+with open(f, "wb") as w:
+    w.write(b"a" * 8192)
+START, COMMIT = 0xf501, 0xf502	# _IO(0xf5, 1), _IO(0xf5, 2)
+fd = os.open(f, os.O_RDWR)
+fcntl.ioctl(fd, START)
+os.pwrite(fd, b"b" * 4096, 0)
+buf = mmap.mmap(-1, 4096)
+dfd = os.open(f, os.O_RDWR | os.O_DIRECT)
+for what, op in (("write", lambda: os.pwritev(dfd, [buf], 0)),
+                 ("read", lambda: os.preadv(dfd, [buf], 0))):
+    try:
+        op()
+        sys.exit("O_DIRECT %s during an atomic write succeeded" % what)
+    except OSError as e:
+        if e.errno != errno.EOPNOTSUPP:
+            raise
+fcntl.ioctl(fd, COMMIT)
+os.preadv(dfd, [buf], 0)
+if buf[:1] != b"b":
+    sys.exit("the committed data is not what O_DIRECT reads")
+os.close(dfd)
 os.close(fd)
 EOF
 
