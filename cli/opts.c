@@ -238,6 +238,10 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 		return cli_parse_mode(opts, val);
 	if (klen == 10 && !strncmp(opt, "ipu_policy", klen))
 		return cli_parse_ipu_policy(opts, val);
+	if (!strcmp(opt, "nodiratime") || !strcmp(opt, "diratime")) {
+		opts->nodiratime = opt[0] == 'n';
+		return 1;
+	}
 	if (!strcmp(opt, "relatime") || !strcmp(opt, "noatime") || !strcmp(opt, "strictatime")) {
 		opts->atime_mode = opt[0] == 'r' ? 0 : opt[0] == 'n' ? 1 : 2;
 		return 1;

@@ -25,6 +25,7 @@
 	"                           (mount default: on unless direct_io)\n" \
 	"    acl, noacl             POSIX ACLs: inherited and enforced (default acl)\n" \
 	"    relatime, noatime, strictatime  when reads update atime (default relatime)\n" \
+	"    nodiratime             readdir leaves directories' atime alone\n" \
 	"    compress_algorithm=A   files made compressed use lzo, lz4[:3..12] (default),\n" \
 	"                           zstd[:1..22] or lzo-rle (rw; as Linux f2fs)\n" \
 	"    compress_log_size=N    2^N blocks per cluster, 2 (default) to 8\n" \

@@ -59,7 +59,12 @@ char *fuse_uf2fs_buf(size_t size)
 void fuse_uf2fs_file_setup(const struct fuse_uf2fs *u, struct fuse_file_info *fi)
 {
 	fi->direct_io = u->direct_io;
-	fi->keep_cache = !u->direct_io;
+	/*
+	 * strictatime: each open drops the kernel's cached pages, so a read
+	 * after an open reaches uf2fs, which stamps atime (the kernel keeps
+	 * FUSE inodes S_NOATIME and would serve cached pages silently).
+	 */
+	fi->keep_cache = !u->direct_io && !u->strictatime;
 	fi->noflush = 1;
 	/* later reads and writes come without the open flags: remember O_DIRECT */
 	fi->fh = (fi->flags & O_DIRECT) ? FUSE_FH_O_DIRECT : 0;

@@ -98,8 +98,8 @@ static const struct fuse_opt fuse_cl_spec[] = {
  */
 static const char *const fuse_ignored_opts[] = {
 	"defaults", "auto", "noauto", "user", "nouser", "users", "owner", "group",
-	"nofail", "_netdev", "relatime", "norelatime", "strictatime", "nostrictatime",
-	"lazytime", "nolazytime", "diratime", "nodiratime", "iversion", "noiversion",
+	"nofail", "_netdev", "norelatime", "nostrictatime",
+	"lazytime", "nolazytime", "iversion", "noiversion",
 	"mand", "nomand", "silent", "loud", "nonempty", "loop", NULL,
 };
 
@@ -624,6 +624,7 @@ static int fuse_daemon_start(struct fuse_cl *cl, struct fuse_args *args)
 		.direct_io = cl->direct_io,
 		.writeback_cache = cl->writeback_cache,
 		.want_killpriv_v2 = cl->killpriv_v2,
+		.strictatime = cl->lib.atime_mode == 2,
 		/*
 		 * FUSE_POSIX_ACL turns default_permissions on, which a read-only
 		 * mount without allow_other leaves off (see fuse_cl_default_opts):

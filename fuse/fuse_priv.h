@@ -37,6 +37,7 @@ struct fuse_uf2fs {
 	bool mounted_rw;		/* the library opened the image read-write */
 	bool direct_io;			/* bypass the kernel page cache */
 	bool writeback_cache;		/* -o writeback_cache: the kernel batches writes */
+	bool strictatime;		/* every read reaches uf2fs: no kept page cache */
 	bool want_killpriv_v2;		/* offer HANDLE_KILLPRIV_V2 (fuse_killpriv.c) */
 	bool killpriv_v2;		/* negotiated: the daemon clears setuid/setgid */
 	uint64_t killpriv_init_unique;	/* the INIT request whose reply gets the flag */

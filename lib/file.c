@@ -216,7 +216,7 @@ int uf2fs_readdir(struct uf2fs *fs, uint32_t dir, uint64_t pos, uf2fs_filldir_t 
 
 		pthread_rwlock_rdlock(&di->i_rwsem);
 		ret = f2fs_readdir(sbi, di, pos, fill, arg);
-		due = ret >= 0 && !pos && atime_due(sbi, di);
+		due = ret >= 0 && !pos && !sbi->opts.nodiratime && atime_due(sbi, di);
 		pthread_rwlock_unlock(&di->i_rwsem);
 		if (due)
 			touch_atime(sbi, di);

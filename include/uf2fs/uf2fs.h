@@ -50,6 +50,7 @@ struct uf2fs_options {
 	 * leaves it to us): 0 relatime (the default), 1 noatime, 2 strictatime.
 	 */
 	int atime_mode;
+	bool nodiratime;		/* readdir leaves directories' atime alone */
 	unsigned int checkpoint_interval;	/* seconds; 0 means the kernel's 60 */
 	int background_gc;		/* -1 default (on), 0 off, 1 on */
 	bool fsync_mode_checkpoint;	/* every fsync checkpoints (no roll-forward) */

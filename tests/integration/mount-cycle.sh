@@ -119,6 +119,17 @@ os.close(dfd)
 os.close(fd)
 EOF
 
+step "strictatime: a cached file's atime still moves on every read"
+umount "$MNT"
+for _ in $(seq 100); do pgrep -f "uf2fs $IMG" >/dev/null || break; sleep 0.1; done
+"$UF2FS" "$IMG" "$MNT" -o rw,strictatime || fail "mount strictatime"
+cat "$MNT/a" >/dev/null
+t1=$(stat -c %X "$MNT/a")
+sleep 1.1
+cat "$MNT/a" >/dev/null
+t2=$(stat -c %X "$MNT/a")
+[ "$t2" -gt "$t1" ] || fail "strictatime: a second read left atime at $t1"
+
 step "a mount right after a background unmount waits for the old daemon"
 for i in 1 2 3; do
 	dd if=/dev/urandom of="$MNT/big$i" bs=1M count=16 status=none || fail "dd"

@@ -1667,6 +1667,21 @@ static void t_atime(void **state)
 		RW_FAIL("relatime: readdir left the directory's atime");
 	RW_OK(uf2fs_setattr(FS, ino, &old, UF2FS_SET_ATIME, &a));
 	rw_unmount(FS);
+	/* nodiratime: a readdir leaves the directory alone */
+	{
+		struct uf2fs_options o;
+
+		uf2fs_default_options(&o);
+		o.device = C.img;
+		o.read_only = false;
+		o.nodiratime = true;
+		FS = rw_mount_opts(&o);
+	}
+	RW_OK(uf2fs_setattr(FS, ino_of("d"), &old, UF2FS_SET_ATIME, &a));
+	RW_OK(uf2fs_readdir(FS, ino_of("d"), 0, ignore_entry, NULL));
+	if (attr_of("d").atime.tv_sec != 1000000)
+		RW_FAIL("nodiratime: readdir moved the directory's atime");
+	rw_unmount(FS);
 	/* noatime: nothing moves, and the old atime is what was stored */
 	FS = mount_atime(false, 1);
 	RW_EXPECT(uf2fs_read(FS, ino, buf, sizeof(buf), 0), (ssize_t)sizeof(buf));
