@@ -283,17 +283,27 @@ void uf2fs_default_options(struct uf2fs_options *opts)
 	opts->backend = UF2FS_BACKEND_PSYNC;
 	opts->background_gc = -1;	/* on, as the kernel's background_gc=on */
 	opts->dontcache = -1;		/* off unless a front end asks */
-	opts->ipu_policy = -1;		/* the kernel's default, F2FS_IPU_FSYNC */
+	opts->ipu_policy = -1;		/* the kernel's default for the volume size */
 }
 
 /*
- * The IPU policy and its thresholds, as the kernel's build_segment_manager
- * sets them, and its refusal of IPU in LFS mode. The kernel also switches
- * volumes of up to 16 GiB (SMALL_VOLUME_SEGMENTS) to IPU_FORCE in
- * f2fs_tuning_parameters; uf2fs keeps F2FS_IPU_FSYNC on every size so that
- * a crash shows only checkpointed or fsync'd data (docs/decisions.md);
- * ipu_policy=0x81 asks for the kernel's small-volume setting.
+ * The IPU policy and its thresholds, as the kernel sets them: F2FS_IPU_FSYNC
+ * from build_segment_manager, then f2fs_tuning_parameters switches volumes
+ * of up to SMALL_VOLUME_SEGMENTS (16 GiB of main area) to IPU_FORCE |
+ * IPU_HONOR_OPU_WRITE unless in LFS mode, so that small devices do not pay
+ * a new block and a node update for every overwrite. A crash can then show
+ * an overwritten file with a mix of old and new blocks, as on Linux
+ * (docs/decisions.md); ipu_policy=0x10 keeps every size log-structured.
  */
+#define SMALL_VOLUME_SEGMENTS	(16 * 512)
+
+static unsigned int default_ipu_policy(const struct f2fs_sb_info *sbi)
+{
+	if (sbi->main_segs <= SMALL_VOLUME_SEGMENTS)
+		return (1u << F2FS_IPU_FORCE) | (1u << F2FS_IPU_HONOR_OPU_WRITE);
+	return 1u << F2FS_IPU_FSYNC;
+}
+
 static int set_ipu_policy(struct f2fs_sb_info *sbi)
 {
 	int pol = sbi->opts.ipu_policy;
@@ -310,7 +320,7 @@ static int set_ipu_policy(struct f2fs_sb_info *sbi)
 		sbi->sm.ipu_policy = 0;
 		return 0;
 	}
-	sbi->sm.ipu_policy = pol < 0 ? 1u << F2FS_IPU_FSYNC : (unsigned int)pol;
+	sbi->sm.ipu_policy = pol < 0 ? default_ipu_policy(sbi) : (unsigned int)pol;
 	return 0;
 }
 

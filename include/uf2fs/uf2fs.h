@@ -66,7 +66,7 @@ struct uf2fs_options {
 	 * mode=lfs); the default is the kernel's adaptive mode.
 	 */
 	bool mode_lfs;
-	/* The kernel's ipu_policy bits; -1: default (F2FS_IPU_FSYNC, 0x10) */
+	/* The kernel's ipu_policy bits; -1: its default (0x81 up to 16 GiB, else 0x10) */
 	int ipu_policy;
 	/*
 	 * f2fs's noacl: new inodes inherit no default ACL and chmod leaves a

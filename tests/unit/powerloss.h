@@ -119,14 +119,23 @@ static uint64_t only_n;
 static int only_tear;
 static bool verbose;
 
+/*
+ * Each feature set also picks the in-place update policy: "none" pins
+ * F2FS_IPU_FSYNC, under which a crash shows only promised states (or later
+ * whole ones); "extra" takes the kernel's default for these small images,
+ * IPU_FORCE, under which any overwritten file may show a mix of its
+ * versions, piece by piece, as Linux f2fs does (ipu_mixture_ok).
+ */
 struct featset {
 	const char *label;
 	const char *mkfs;	/* mkfs.f2fs -O list; "" for none */
+	int ipu_policy;		/* -1: the library's (the kernel's) default */
+	bool ipu_mix;		/* every overwrite may land in place */
 };
 
 static const struct featset featsets[] = {
-	{ "none", "" },
-	{ "extra", "extra_attr,inode_checksum,inode_crtime" },
+	{ "none", "", 0x10, false },
+	{ "extra", "extra_attr,inode_checksum,inode_crtime", -1, true },
 };
 #define NR_FEATS ((int)ARRAY_LEN(featsets))
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -182,6 +191,13 @@ struct mpath {
 	unsigned int nv, cap;
 	int promised;		/* index into v, -1: nothing promised */
 	int promised_op;	/* the fsync/sync that promised it */
+	/*
+	 * Contents the inode took after the name went (writes to an open
+	 * unlinked file): under IPU_FORCE they can land in blocks the durable
+	 * tree still gives this path, so they count as pieces of a mixture.
+	 */
+	struct blob **ghost;
+	unsigned int nghost;
 };
 
 struct run;
@@ -221,8 +237,9 @@ struct run {
 	/* the dry run's record of operation boundaries */
 	struct bound *bounds;
 	unsigned int nb, bcap;
-	/* open-unlinked files */
+	/* open-unlinked files, and the path each was opened by */
 	uint32_t orphan[16];
+	char orphan_path[16][64];
 	unsigned int norphans;
 	uint64_t orphan_blocks;
 	/* findings */
@@ -346,6 +363,9 @@ static void model_release(struct run *r)
 	for (unsigned int i = 0; i < r->np; i++) {
 		for (unsigned int j = 0; j < r->p[i].nv; j++)
 			blob_put(r->p[i].v[j].b);
+		for (unsigned int j = 0; j < r->p[i].nghost; j++)
+			blob_put(r->p[i].ghost[j]);
+		free(r->p[i].ghost);
 		free(r->p[i].v);
 		free(r->p[i].path);
 	}
@@ -373,11 +393,12 @@ static void model_copy_current(struct run *dst, struct run *src)
 
 /* /// Operations: each is one library call (or a few for one step) /// */
 
-static struct uf2fs_options base_opts(void)
+static struct uf2fs_options base_opts(const struct featset *f)
 {
 	struct uf2fs_options o;
 
 	uf2fs_default_options(&o);
+	o.ipu_policy = f->ipu_policy;
 	o.read_only = false;
 	o.quiet = !verbose;
 	o.checkpoint_interval = 100000;
@@ -814,14 +835,43 @@ static uint32_t f_open(struct run *r, const char *path)
 		ret = uf2fs_open(r->fs, ino, O_RDWR);
 		if (ret)
 			op_error(r, "open", ret);
-		if (r->norphans < ARRAY_LEN(r->orphan))
+		if (r->norphans < ARRAY_LEN(r->orphan)) {
+			snprintf(r->orphan_path[r->norphans], sizeof(r->orphan_path[0]), "%s",
+				 path);
 			r->orphan[r->norphans++] = ino;
+		}
 	}
 	op_end(r, false);
 	return ino;
 }
 
-/* Write to an open inode that may have no name any more (not modelled). */
+/* The content an open inode had last under its name, with this write applied. */
+static void note_ghost(struct run *r, uint32_t ino, const uint8_t *buf, uint64_t off, size_t len)
+{
+	struct blob *last = NULL, *nb;
+	struct mpath *m = NULL;
+
+	for (unsigned int i = 0; i < r->norphans && !m; i++)
+		if (r->orphan[i] == ino)
+			m = mp_find(r, r->orphan_path[i]);
+	for (unsigned int i = m ? m->nv : 0; i-- > 0 && !last;)
+		if (m->v[i].kind == K_FILE)
+			last = m->v[i].b;
+	if (!last)
+		return;
+	if (m->nghost)
+		last = m->ghost[m->nghost - 1];
+	nb = blob_new(last->size > off + len ? last->size : off + len);
+	memset(nb->data, 0, nb->size);
+	memcpy(nb->data, last->data, last->size);
+	memcpy(nb->data + off, buf, len);
+	m->ghost = realloc(m->ghost, (m->nghost + 1) * sizeof(*m->ghost));
+	if (!m->ghost)
+		abort();
+	m->ghost[m->nghost++] = nb;
+}
+
+/* Write to an open inode that may have no name any more (modelled as a ghost only). */
 static void f_write_ino(struct run *r, uint32_t ino, uint64_t off, size_t len, uint64_t seed)
 {
 	uint8_t *buf;
@@ -831,6 +881,7 @@ static void f_write_ino(struct run *r, uint32_t ino, uint64_t off, size_t len, u
 		return;
 	buf = malloc(len);
 	rw_fill(buf, len, seed);
+	note_ghost(r, ino, buf, off, len);
 	w = uf2fs_write(r->fs, ino, buf, len, off);
 	if (w != (ssize_t)len)
 		op_error(r, "write", w);
@@ -1115,12 +1166,12 @@ static int match_version(struct mpath *m, const uint8_t *data, size_t size,
 	return n;
 }
 
-/* Bytes [off, off + len) of version v, read as zero past its end. */
-static bool range_matches(const struct ver *v, const uint8_t *data, size_t off, size_t len)
+/* Bytes [off, off + len) of a content, read as zero past its end. */
+static bool blob_range_matches(const struct blob *b, const uint8_t *data, size_t off, size_t len)
 {
-	size_t have = v->b->size > off ? MIN(len, v->b->size - off) : 0;
+	size_t have = b->size > off ? MIN(len, b->size - off) : 0;
 
-	if (have && memcmp(v->b->data + off, data + off, have))
+	if (have && memcmp(b->data + off, data + off, have))
 		return false;
 	for (size_t i = have; i < len; i++)
 		if (data[off + i])
@@ -1128,15 +1179,21 @@ static bool range_matches(const struct ver *v, const uint8_t *data, size_t off, 
 	return true;
 }
 
+static bool range_matches(const struct ver *v, const uint8_t *data, size_t off, size_t len)
+{
+	return blob_range_matches(v->b, data, off, len);
+}
+
 /*
- * The file an fsync was writing when the power went: an in-place update
- * (the kernel's F2FS_IPU_FSYNC) rewrites blocks the durable tree already
- * points at, before the inode that would make the new state recoverable,
- * and a torn request ends mid-block. As on Linux, the file may then show
- * its durable size and metadata with any of its blocks, or half-blocks,
- * new. Each 2 KiB piece must still come from one version at or after the
- * promised one (a shorter version reads as zeroes past its end: the new
- * EOF block is written zero-filled), and the size from one of them.
+ * The file an fsync was writing when the power went (under IPU_FORCE: any
+ * file written since its promise): an in-place update rewrites blocks the
+ * durable tree already points at, before the inode that would make the new
+ * state recoverable, and a torn request ends mid-block. As on Linux, the
+ * file may then show its durable size and metadata with any of its blocks,
+ * or half-blocks, new. Each 2 KiB piece must still come from one version at
+ * or after the promised one, or from what the inode held after its unlink
+ * (a shorter version reads as zeroes past its end: the new EOF block is
+ * written zero-filled), and the size from one of them.
  */
 static bool ipu_mixture_ok(struct mpath *m, const uint8_t *data, size_t size,
 			   const struct fmeta *fm)
@@ -1158,6 +1215,8 @@ static bool ipu_mixture_ok(struct mpath *m, const uint8_t *data, size_t size,
 
 		for (unsigned int i = from; i < m->nv && !found; i++)
 			found = m->v[i].kind == K_FILE && range_matches(&m->v[i], data, off, len);
+		for (unsigned int i = 0; i < m->nghost && !found; i++)
+			found = blob_range_matches(m->ghost[i], data, off, len);
 		if (!found)
 			return false;
 	}
@@ -1234,7 +1293,8 @@ static void walk_file(struct walk *w, struct mpath *m, const char *path, uint32_
 	w->need_blocks += (a.size + 4095) / 4096 + 2 + a.size / (4096 * 1018);
 	fmeta_read(w->fs, ino, a.mode, &fm);
 	if (!match_version(m, w->buf, a.size, &fm, &best, &data_only) &&
-	    !strcmp(r->cut_fsync_path, path) && ipu_mixture_ok(m, w->buf, a.size, &fm)) {
+	    (r->f->ipu_mix || !strcmp(r->cut_fsync_path, path)) &&
+	    ipu_mixture_ok(m, w->buf, a.size, &fm)) {
 		fprintf(w->digest, "%s file mix\n", path);
 		fmeta_free(&fm);
 		return;
@@ -1378,7 +1438,7 @@ static struct worker_env wenv;
 /* After the run: recover the persisted image and check it. */
 static void check_persisted(struct run *r, const uint8_t *img, size_t size, uint64_t base_free)
 {
-	struct uf2fs_options o = base_opts();
+	struct uf2fs_options o = base_opts(r->f);
 	struct uf2fs *fs = NULL;
 	char *d1, *d2;
 	int ret;

@@ -174,7 +174,7 @@ static void check_first_error(struct run *r)
 static void eio_crash(const struct featset *f, struct image *base, uint64_t n, FILE *log,
 		      struct eio_result *res)
 {
-	struct uf2fs_options o = base_opts();
+	struct uf2fs_options o = base_opts(f);
 	struct run r;
 	void *img = NULL;
 	size_t size;
@@ -230,7 +230,7 @@ static void eio_crash(const struct featset *f, struct image *base, uint64_t n, F
 /* Variant "unmount": psync on an image file, then uf2fs_unmount. */
 static void eio_unmount(const struct featset *f, struct image *base, uint64_t n, FILE *log)
 {
-	struct uf2fs_options o = base_opts();
+	struct uf2fs_options o = base_opts(f);
 	char path[PATH_MAX];
 	struct image after;
 	struct run r;
@@ -433,7 +433,7 @@ static struct image read_base[NR_FEATS];
 
 static int make_read_image(int fi)
 {
-	struct uf2fs_options o = base_opts();
+	struct uf2fs_options o = base_opts(&featsets[fi]);
 	char path[PATH_MAX], name[32];
 	struct uf2fs *fs;
 	uint32_t ino, d;
@@ -488,8 +488,8 @@ struct read_arg {
 /* The read session; with n = 0 it only counts. Returns the failures. */
 static int read_session(struct read_arg *a)
 {
-	struct uf2fs_options o = base_opts();
 	const struct featset *f = &featsets[a->fi];
+	struct uf2fs_options o = base_opts(f);
 	struct uf2fs *fs;
 	int fails = 0, eio = 0, ret;
 	uint8_t *want = NULL, *got = NULL;

@@ -561,7 +561,7 @@ struct prepared {
 
 static void run_scenario(struct run *r, struct prepared *pr)
 {
-	struct uf2fs_options o = base_opts();
+	struct uf2fs_options o = base_opts(r->f);
 	int ret;
 
 	model_copy_current(r, &pr->setup);
@@ -671,7 +671,7 @@ static bool prepare(const struct scenario *s, int fi, struct prepared *pr, FILE 
 	run_init(&pr->setup, s, f, log);
 	pr->setup.setup = true;
 	if (s->setup) {
-		struct uf2fs_options o = base_opts();
+		struct uf2fs_options o = base_opts(f);
 		int ret;
 
 		snprintf(path, sizeof(path), "%s/setup-%s-%s.img", rw_tmp, s->name, f->label);
@@ -723,7 +723,7 @@ static bool prepare(const struct scenario *s, int fi, struct prepared *pr, FILE 
 	model_release(&r);
 	/* free blocks of the starting image, for the space check */
 	{
-		struct uf2fs_options o = base_opts();
+		struct uf2fs_options o = base_opts(f);
 		struct uf2fs *fs;
 
 		o.backend = UF2FS_BACKEND_RAM;

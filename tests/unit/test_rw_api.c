@@ -2191,6 +2191,9 @@ static void t_ipu_fsync(void **state)
 	uint32_t f, a3, a5, a0, ipu;
 
 	begin("ipu_fsync");
+	/* a 256 MiB image would take the kernel's small-volume IPU_FORCE */
+	rw_unmount(FS);
+	FS = mount_with(C.img, false, 0x10);
 	f = rw_create(FS, M, "f", S_IFREG | 0644, 0, NULL);
 	rw_write_pat(FS, M, "f", 0, 64 << 10, 1);
 	RW_OK(uf2fs_sync(FS));
@@ -2237,14 +2240,18 @@ static void t_ipu_fsync(void **state)
 	if (addr_of("f", 3) != a3)
 		RW_FAIL("second in-place fsync moved block 3");
 	uf2fs_test_crash(FS);
-	FS = rw_mount(C.img, false);
+	FS = mount_with(C.img, false, 0x10);
 	verify_phase("after a crash past an in-place fsync");
 	if (addr_of("f", 3) != a3)
 		RW_FAIL("recovery moved block 3 from %u to %u", a3, addr_of("f", 3));
 	end();
 }
 
-/* mode=lfs and ipu_policy=0 never write in place; ipu_policy=1 (force) always. */
+/*
+ * The default on a volume of up to 16 GiB is the kernel's IPU_FORCE: a
+ * checkpoint's writeback overwrites in place. mode=lfs and ipu_policy=0
+ * never write in place; ipu_policy=1 (force) always.
+ */
 static void t_ipu_modes(void **state)
 {
 	uint32_t f, a;
@@ -2252,6 +2259,13 @@ static void t_ipu_modes(void **state)
 	begin("ipu_modes");
 	f = rw_create(FS, M, "f", S_IFREG | 0644, 0, NULL);
 	rw_write_pat(FS, M, "f", 0, 32 << 10, 1);
+	RW_OK(uf2fs_sync(FS));
+	a = addr_of("f", 2);
+	rw_write_pat(FS, M, "f", 2 * 4096, 4096, 9);
+	RW_OK(uf2fs_sync(FS));
+	if (addr_of("f", 2) != a)
+		RW_FAIL("default policy on 256 MiB: checkpoint moved block 2 (%u -> %u), "
+			"want in place", a, addr_of("f", 2));
 	rw_unmount(FS);
 	FS = mount_with(C.img, true, -1);
 	a = addr_of("f", 2);
