@@ -1037,26 +1037,78 @@ bool f2fs_room_ok(struct f2fs_sb_info *sbi, uint64_t nblocks)
 }
 
 /*
- * Free space for nblocks more: the user-visible budget (ENOSPC), then room
- * in the logs; when short, segments and slots freed since the last
- * checkpoint become usable at the next one, so the caller makes room.
+ * The user-visible budget (ENOSPC): user_block_count valid blocks. Node
+ * blocks count too (a checkpoint with more valid blocks than that is
+ * corrupt), and dirty folios are blocks already promised.
+ */
+struct space_budget {
+	uint64_t used;		/* valid + dirty */
+	uint64_t dirty_data;
+	uint64_t user;
+};
+
+/* Under sm.lock. */
+static void read_budget(struct f2fs_sb_info *sbi, struct space_budget *b)
+{
+	b->dirty_data = folio_dirty_blocks(sbi, MAP_DATA);
+	b->used = folio_dirty_bytes(sbi) / F2FS_BLKSIZE + sbi->sm.valid_blocks;
+	b->user = sbi->sm.user_blocks;
+}
+
+/*
+ * Nodes that writing back data may still have to create: a direct node per
+ * ADDRS_PER_BLOCK blocks and an indirect one above them.
+ */
+static uint64_t nodes_for(uint64_t data)
+{
+	return data ? DIV_ROUND_UP(data, DEF_ADDRS_PER_BLOCK) + 1 : 0;
+}
+
+/* Whether nblocks more blocks of data to be written fit, with their nodes. */
+static bool budget_fits(const struct space_budget *b, uint64_t nblocks)
+{
+	return b->used + nblocks + nodes_for(b->dirty_data + nblocks) <= b->user;
+}
+
+bool f2fs_has_budget(struct f2fs_sb_info *sbi, uint64_t nblocks)
+{
+	struct space_budget b;
+
+	pthread_mutex_lock(&sbi->sm.lock);
+	read_budget(sbi, &b);
+	pthread_mutex_unlock(&sbi->sm.lock);
+	return budget_fits(&b, nblocks);
+}
+
+/*
+ * Count up to want reserved (NEW_ADDR) blocks as valid, as many as the
+ * budget allows: the kernel's inc_valid_block_count also grants part of a
+ * request. A reservation needs no nodes of its own, its caller made them
+ * first. Checked and counted under one lock, so concurrent reservations
+ * never overshoot the budget together.
+ */
+uint64_t f2fs_reserve_blocks(struct f2fs_sb_info *sbi, uint64_t want)
+{
+	struct space_budget b;
+	uint64_t need, got;
+
+	pthread_mutex_lock(&sbi->sm.lock);
+	read_budget(sbi, &b);
+	need = b.used + nodes_for(b.dirty_data);
+	got = need < b.user ? MIN(want, b.user - need) : 0;
+	sbi->sm.valid_blocks += got;
+	pthread_mutex_unlock(&sbi->sm.lock);
+	return got;
+}
+
+/*
+ * Free space for nblocks more: the budget, then room in the logs; when
+ * short, segments and slots freed since the last checkpoint become usable
+ * at the next one, so the caller makes room.
  */
 int f2fs_check_space(struct f2fs_sb_info *sbi, uint64_t nblocks)
 {
-	struct f2fs_sm_info *sm = &sbi->sm;
-	uint64_t dirty = folio_dirty_bytes(sbi) / F2FS_BLKSIZE;
-	uint64_t data = folio_dirty_blocks(sbi, MAP_DATA) + nblocks;
-	uint64_t valid;
-
-	pthread_mutex_lock(&sm->lock);
-	valid = sm->valid_blocks;
-	pthread_mutex_unlock(&sm->lock);
-	/*
-	 * Node blocks count against user_block_count too (a checkpoint with more
-	 * valid blocks than that is corrupt): new data may need a direct node
-	 * per ADDRS_PER_BLOCK blocks and an indirect one above them.
-	 */
-	if (valid + dirty + nblocks + DIV_ROUND_UP(data, DEF_ADDRS_PER_BLOCK) + 1 > sm->user_blocks)
+	if (!f2fs_has_budget(sbi, nblocks))
 		return -ENOSPC;
 	return f2fs_check_log_space(sbi, nblocks);
 }
