@@ -736,42 +736,96 @@ out:
 
 /// fallocate ///
 
-/* Reserve NEW_ADDR blocks for the holes in [from, to): they read as zeroes. */
-static int preallocate(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t from,
-		       uint64_t to)
+/* A slot preallocation must fill: no block, and no dirty data waiting to get one. */
+static bool prealloc_hole(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, block_t addr,
+			  uint64_t blk)
 {
-	int ret = f2fs_check_space(sbi, to - from);
+	struct folio *cached;
+	bool dirty;
 
-	for (uint64_t b = from; b < to && !ret;) {
+	if (addr != NULL_ADDR)
+		return false;
+	cached = folio_lookup(sbi, MAP_DATA, fi->ino, blk);
+	if (!cached)
+		return true;
+	dirty = cached->dirty;
+	folio_put(sbi, cached);
+	return !dirty;
+}
+
+/*
+ * Reserve NEW_ADDR blocks for the holes of the n slots from dn->ofs (file
+ * block blk on), as many as the budget grants. Returns how many slots are
+ * done: all n, or those up to the last one reserved when the budget ran out.
+ */
+static unsigned int prealloc_dnode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+				   struct dnode_of_data *dn, uint64_t blk, unsigned int n)
+{
+	uint32_t *addrs = (uint32_t *)dn->addrs + dn->ofs;
+	uint64_t holes = 0, got, left;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		holes += prealloc_hole(sbi, fi, addrs[i], blk + i);
+	got = f2fs_reserve_blocks(sbi, holes);
+	for (i = 0, left = got; left; i++) {
+		if (!prealloc_hole(sbi, fi, addrs[i], blk + i))
+			continue;
+		addrs[i] = NEW_ADDR;
+		fi->blocks++;
+		left--;
+	}
+	if (got)
+		folio_mark_dirty(sbi, dn->folio);
+	return got == holes ? n : i;
+}
+
+/*
+ * The dnode of blk for preallocation. A missing one (and the indirect
+ * nodes above it) is made only while the budget has room for it and a
+ * block: nodes count against user_block_count like data.
+ */
+static int prealloc_get_dnode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t blk,
+			      struct dnode_of_data *dn)
+{
+	/* the dnode is rewritten or made: the node log must take it */
+	int ret = f2fs_check_log_space(sbi, 0);
+
+	if (!ret)
+		ret = f2fs_get_dnode(sbi, fi, blk, dn);
+	if (ret || dn->folio)
+		return ret;
+	if (!f2fs_has_budget(sbi, 1))
+		return -ENOSPC;
+	return f2fs_get_dnode_alloc(sbi, fi, blk, dn);
+}
+
+/*
+ * Reserve NEW_ADDR blocks for the holes in [from, to): they read as zeroes.
+ * As the kernel's PRE_AIO mapping, one dnode at a time: when space runs out
+ * what was reserved stays, and *end is where the reserved range stops (the
+ * block after the last one reserved, or after the last dnode done).
+ */
+static int preallocate(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t from,
+		       uint64_t to, uint64_t *end)
+{
+	int ret = 0;
+
+	for (*end = from; *end < to;) {
 		struct dnode_of_data dn;
-		uint32_t *addrs;
+		unsigned int n, done;
 
-		ret = f2fs_get_dnode_alloc(sbi, fi, b, &dn);
+		ret = prealloc_get_dnode(sbi, fi, *end, &dn);
 		if (ret)
 			break;
-		addrs = (uint32_t *)dn.addrs;
-		for (; dn.ofs < dn.nr && b < to; dn.ofs++, b++) {
-			struct folio *cached;
-
-			if (addrs[dn.ofs] != NULL_ADDR)
-				continue;
-			/* dirty data waiting for writeback already claims this block */
-			cached = folio_lookup(sbi, MAP_DATA, fi->ino, b);
-			if (cached) {
-				bool dirty = cached->dirty;
-
-				folio_put(sbi, cached);
-				if (dirty)
-					continue;
-			}
-			addrs[dn.ofs] = NEW_ADDR;
-			pthread_mutex_lock(&sbi->sm.lock);
-			sbi->sm.valid_blocks++;
-			pthread_mutex_unlock(&sbi->sm.lock);
-			fi->blocks++;
-		}
-		folio_mark_dirty(sbi, dn.folio);
+		n = MIN(dn.nr - dn.ofs, to - *end);
+		done = prealloc_dnode(sbi, fi, &dn, *end, n);
 		folio_put(sbi, dn.folio);
+		*end += done;
+		if (done < n) {
+			ret = -ENOSPC;
+			break;
+		}
 	}
 	f2fs_mark_inode_dirty(sbi, fi);
 	return ret;
@@ -851,9 +905,16 @@ static int do_fallocate(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, in
 		if (ret || (mode & FALLOC_FL_PUNCH_HOLE))
 			return ret;
 	}
-	if (!f2fs_is_inline_data(fi))
-		ret = preallocate(sbi, fi, off / F2FS_BLKSIZE, DIV_ROUND_UP(end, F2FS_BLKSIZE));
-	if (!ret && !keep && end > fi->size)
+	if (!f2fs_is_inline_data(fi)) {
+		uint64_t first = off / F2FS_BLKSIZE, done;
+
+		ret = preallocate(sbi, fi, first, DIV_ROUND_UP(end, F2FS_BLKSIZE), &done);
+		/* as the kernel: a failure keeps the size up to the end of what it reserved */
+		if (ret && done == first)
+			return ret;
+		end = MIN(end, done * F2FS_BLKSIZE);
+	}
+	if (!keep && end > fi->size)
 		fi->size = end;
 	return ret;
 }
