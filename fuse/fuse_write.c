@@ -239,6 +239,13 @@ void fuse_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, o
 	ret = fuse_kill_unflagged(req, u, ino);
 	if (ret == 0)
 		ret = uf2fs_fallocate(u->fs, fuse_ino_to_f2fs(u, ino), mode, offset, length);
+	/*
+	 * A failure may keep what it reserved, size included (ENOSPC part way,
+	 * as f2fs), but the kernel refreshes its cached attributes only on
+	 * success: drop them, so the next stat asks us.
+	 */
+	if (ret < 0 && u->se)
+		fuse_lowlevel_notify_inval_inode(u->se, ino, -1, 0);
 	fuse_op_status(req, ret);
 }
 

@@ -724,6 +724,10 @@ int f2fs_write_inline_data(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 			   size_t len, uint64_t off);
 /* Room for nblocks more blocks, making it by checkpoint if needed; -ENOSPC if none. */
 int f2fs_check_space(struct f2fs_sb_info *sbi, uint64_t nblocks);
+/* Only the user budget side of f2fs_check_space (valid blocks, nodes included). */
+bool f2fs_has_budget(struct f2fs_sb_info *sbi, uint64_t nblocks);
+/* Count as valid up to want reserved (NEW_ADDR) blocks, as many as fit; returns how many. */
+uint64_t f2fs_reserve_blocks(struct f2fs_sb_info *sbi, uint64_t want);
 /* The logs can take what is dirty plus nblocks now, without a checkpoint. */
 bool f2fs_room_ok(struct f2fs_sb_info *sbi, uint64_t nblocks);
 /* Free blocks and nodes from file block "from" on (truncate). */

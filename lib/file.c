@@ -736,42 +736,96 @@ out:
 
 /// fallocate ///
 
-/* Reserve NEW_ADDR blocks for the holes in [from, to): they read as zeroes. */
-static int preallocate(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t from,
-		       uint64_t to)
+/* A slot preallocation must fill: no block, and no dirty data waiting to get one. */
+static bool prealloc_hole(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, block_t addr,
+			  uint64_t blk)
 {
-	int ret = f2fs_check_space(sbi, to - from);
+	struct folio *cached;
+	bool dirty;
 
-	for (uint64_t b = from; b < to && !ret;) {
+	if (addr != NULL_ADDR)
+		return false;
+	cached = folio_lookup(sbi, MAP_DATA, fi->ino, blk);
+	if (!cached)
+		return true;
+	dirty = cached->dirty;
+	folio_put(sbi, cached);
+	return !dirty;
+}
+
+/*
+ * Reserve NEW_ADDR blocks for the holes of the n slots from dn->ofs (file
+ * block blk on), as many as the budget grants. Returns how many slots are
+ * done: all n, or those up to the last one reserved when the budget ran out.
+ */
+static unsigned int prealloc_dnode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+				   struct dnode_of_data *dn, uint64_t blk, unsigned int n)
+{
+	uint32_t *addrs = (uint32_t *)dn->addrs + dn->ofs;
+	uint64_t holes = 0, got, left;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		holes += prealloc_hole(sbi, fi, addrs[i], blk + i);
+	got = f2fs_reserve_blocks(sbi, holes);
+	for (i = 0, left = got; left; i++) {
+		if (!prealloc_hole(sbi, fi, addrs[i], blk + i))
+			continue;
+		addrs[i] = NEW_ADDR;
+		fi->blocks++;
+		left--;
+	}
+	if (got)
+		folio_mark_dirty(sbi, dn->folio);
+	return got == holes ? n : i;
+}
+
+/*
+ * The dnode of blk for preallocation. A missing one (and the indirect
+ * nodes above it) is made only while the budget has room for it and a
+ * block: nodes count against user_block_count like data.
+ */
+static int prealloc_get_dnode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t blk,
+			      struct dnode_of_data *dn)
+{
+	/* the dnode is rewritten or made: the node log must take it */
+	int ret = f2fs_check_log_space(sbi, 0);
+
+	if (!ret)
+		ret = f2fs_get_dnode(sbi, fi, blk, dn);
+	if (ret || dn->folio)
+		return ret;
+	if (!f2fs_has_budget(sbi, 1))
+		return -ENOSPC;
+	return f2fs_get_dnode_alloc(sbi, fi, blk, dn);
+}
+
+/*
+ * Reserve NEW_ADDR blocks for the holes in [from, to): they read as zeroes.
+ * As the kernel's PRE_AIO mapping, one dnode at a time: when space runs out
+ * what was reserved stays, and *end is where the reserved range stops (the
+ * block after the last one reserved, or after the last dnode done).
+ */
+static int preallocate(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t from,
+		       uint64_t to, uint64_t *end)
+{
+	int ret = 0;
+
+	for (*end = from; *end < to;) {
 		struct dnode_of_data dn;
-		uint32_t *addrs;
+		unsigned int n, done;
 
-		ret = f2fs_get_dnode_alloc(sbi, fi, b, &dn);
+		ret = prealloc_get_dnode(sbi, fi, *end, &dn);
 		if (ret)
 			break;
-		addrs = (uint32_t *)dn.addrs;
-		for (; dn.ofs < dn.nr && b < to; dn.ofs++, b++) {
-			struct folio *cached;
-
-			if (addrs[dn.ofs] != NULL_ADDR)
-				continue;
-			/* dirty data waiting for writeback already claims this block */
-			cached = folio_lookup(sbi, MAP_DATA, fi->ino, b);
-			if (cached) {
-				bool dirty = cached->dirty;
-
-				folio_put(sbi, cached);
-				if (dirty)
-					continue;
-			}
-			addrs[dn.ofs] = NEW_ADDR;
-			pthread_mutex_lock(&sbi->sm.lock);
-			sbi->sm.valid_blocks++;
-			pthread_mutex_unlock(&sbi->sm.lock);
-			fi->blocks++;
-		}
-		folio_mark_dirty(sbi, dn.folio);
+		n = MIN(dn.nr - dn.ofs, to - *end);
+		done = prealloc_dnode(sbi, fi, &dn, *end, n);
 		folio_put(sbi, dn.folio);
+		*end += done;
+		if (done < n) {
+			ret = -ENOSPC;
+			break;
+		}
 	}
 	f2fs_mark_inode_dirty(sbi, fi);
 	return ret;
@@ -851,9 +905,16 @@ static int do_fallocate(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, in
 		if (ret || (mode & FALLOC_FL_PUNCH_HOLE))
 			return ret;
 	}
-	if (!f2fs_is_inline_data(fi))
-		ret = preallocate(sbi, fi, off / F2FS_BLKSIZE, DIV_ROUND_UP(end, F2FS_BLKSIZE));
-	if (!ret && !keep && end > fi->size)
+	if (!f2fs_is_inline_data(fi)) {
+		uint64_t first = off / F2FS_BLKSIZE, done;
+
+		ret = preallocate(sbi, fi, first, DIV_ROUND_UP(end, F2FS_BLKSIZE), &done);
+		/* as the kernel: a failure keeps the size up to the end of what it reserved */
+		if (ret && done == first)
+			return ret;
+		end = MIN(end, done * F2FS_BLKSIZE);
+	}
+	if (!keep && end > fi->size)
 		fi->size = end;
 	return ret;
 }
@@ -1037,26 +1098,78 @@ bool f2fs_room_ok(struct f2fs_sb_info *sbi, uint64_t nblocks)
 }
 
 /*
- * Free space for nblocks more: the user-visible budget (ENOSPC), then room
- * in the logs; when short, segments and slots freed since the last
- * checkpoint become usable at the next one, so the caller makes room.
+ * The user-visible budget (ENOSPC): user_block_count valid blocks. Node
+ * blocks count too (a checkpoint with more valid blocks than that is
+ * corrupt), and dirty folios are blocks already promised.
+ */
+struct space_budget {
+	uint64_t used;		/* valid + dirty */
+	uint64_t dirty_data;
+	uint64_t user;
+};
+
+/* Under sm.lock. */
+static void read_budget(struct f2fs_sb_info *sbi, struct space_budget *b)
+{
+	b->dirty_data = folio_dirty_blocks(sbi, MAP_DATA);
+	b->used = folio_dirty_bytes(sbi) / F2FS_BLKSIZE + sbi->sm.valid_blocks;
+	b->user = sbi->sm.user_blocks;
+}
+
+/*
+ * Nodes that writing back data may still have to create: a direct node per
+ * ADDRS_PER_BLOCK blocks and an indirect one above them.
+ */
+static uint64_t nodes_for(uint64_t data)
+{
+	return data ? DIV_ROUND_UP(data, DEF_ADDRS_PER_BLOCK) + 1 : 0;
+}
+
+/* Whether nblocks more blocks of data to be written fit, with their nodes. */
+static bool budget_fits(const struct space_budget *b, uint64_t nblocks)
+{
+	return b->used + nblocks + nodes_for(b->dirty_data + nblocks) <= b->user;
+}
+
+bool f2fs_has_budget(struct f2fs_sb_info *sbi, uint64_t nblocks)
+{
+	struct space_budget b;
+
+	pthread_mutex_lock(&sbi->sm.lock);
+	read_budget(sbi, &b);
+	pthread_mutex_unlock(&sbi->sm.lock);
+	return budget_fits(&b, nblocks);
+}
+
+/*
+ * Count up to want reserved (NEW_ADDR) blocks as valid, as many as the
+ * budget allows: the kernel's inc_valid_block_count also grants part of a
+ * request. A reservation needs no nodes of its own, its caller made them
+ * first. Checked and counted under one lock, so concurrent reservations
+ * never overshoot the budget together.
+ */
+uint64_t f2fs_reserve_blocks(struct f2fs_sb_info *sbi, uint64_t want)
+{
+	struct space_budget b;
+	uint64_t need, got;
+
+	pthread_mutex_lock(&sbi->sm.lock);
+	read_budget(sbi, &b);
+	need = b.used + nodes_for(b.dirty_data);
+	got = need < b.user ? MIN(want, b.user - need) : 0;
+	sbi->sm.valid_blocks += got;
+	pthread_mutex_unlock(&sbi->sm.lock);
+	return got;
+}
+
+/*
+ * Free space for nblocks more: the budget, then room in the logs; when
+ * short, segments and slots freed since the last checkpoint become usable
+ * at the next one, so the caller makes room.
  */
 int f2fs_check_space(struct f2fs_sb_info *sbi, uint64_t nblocks)
 {
-	struct f2fs_sm_info *sm = &sbi->sm;
-	uint64_t dirty = folio_dirty_bytes(sbi) / F2FS_BLKSIZE;
-	uint64_t data = folio_dirty_blocks(sbi, MAP_DATA) + nblocks;
-	uint64_t valid;
-
-	pthread_mutex_lock(&sm->lock);
-	valid = sm->valid_blocks;
-	pthread_mutex_unlock(&sm->lock);
-	/*
-	 * Node blocks count against user_block_count too (a checkpoint with more
-	 * valid blocks than that is corrupt): new data may need a direct node
-	 * per ADDRS_PER_BLOCK blocks and an indirect one above them.
-	 */
-	if (valid + dirty + nblocks + DIV_ROUND_UP(data, DEF_ADDRS_PER_BLOCK) + 1 > sm->user_blocks)
+	if (!f2fs_has_budget(sbi, nblocks))
 		return -ENOSPC;
 	return f2fs_check_log_space(sbi, nblocks);
 }
@@ -1241,6 +1354,22 @@ int uf2fs_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a,
 
 /// Testing ///
 
+/* What the dnode slot holds: NEW_ADDR stays itself (reads map it to a hole). */
+static int slot_addr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t lblk,
+		     block_t *blk)
+{
+	struct dnode_of_data dn;
+	int ret = f2fs_get_dnode(sbi, fi, lblk, &dn);
+
+	if (ret == -EFBIG)
+		return 0;
+	if (ret || !dn.folio)
+		return ret;
+	*blk = le32(dn.addrs[dn.ofs]);
+	folio_put(sbi, dn.folio);
+	return 0;
+}
+
 int uf2fs_test_block_addr(struct uf2fs *fs, uint32_t ino, uint64_t lblk, uint32_t *addr)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
@@ -1254,7 +1383,7 @@ int uf2fs_test_block_addr(struct uf2fs *fs, uint32_t ino, uint64_t lblk, uint32_
 		ret = PTR_ERR(fi);
 	} else {
 		pthread_rwlock_rdlock(&fi->i_rwsem);
-		ret = f2fs_is_inline_data(fi) ? -EINVAL : f2fs_get_block_addr(sbi, fi, lblk, &blk);
+		ret = f2fs_is_inline_data(fi) ? -EINVAL : slot_addr(sbi, fi, lblk, &blk);
 		pthread_rwlock_unlock(&fi->i_rwsem);
 		f2fs_iput(sbi, fi);
 	}

@@ -34,6 +34,9 @@ int f2fs_convert_inline_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *
 
 	if (!f2fs_is_inline_data(fi))
 		return 0;
+	/* the bytes need a block of their own; without one they stay where they are */
+	if (fi->size && !f2fs_has_budget(sbi, 1))
+		return -ENOSPC;
 	inode_f = f2fs_get_inode_folio(sbi, fi->ino);
 	if (IS_ERR(inode_f))
 		return PTR_ERR(inode_f);

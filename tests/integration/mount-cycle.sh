@@ -4,7 +4,9 @@
 # unmount (the old daemon is still writing its final checkpoint), write opens
 # of immutable and append-only files failing at open, FS_XFLAG_DAX refused
 # as Linux f2fs refuses it, fstat of an open directory after rmdir, and
-# O_DIRECT during an atomic write refused (tests/f2fs/004). Ends fsck-clean.
+# O_DIRECT during an atomic write refused (tests/f2fs/004), a fallocate past
+# full keeping what it reserved with writes then failing cleanly
+# (tests/f2fs/001). Ends fsck-clean.
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 need_root
@@ -15,6 +17,11 @@ truncate -s 256M "$IMG"
 mkfs.f2fs -q -f "$IMG" >/dev/null
 mkdir -p "$MNT"
 _MOUNTS+=("$MNT")	# mounted here without mount_uf2fs: unmounted at exit anyway
+# after umount: the daemon is still writing its final checkpoint
+wait_daemon() {
+	for _ in $(seq 100); do pgrep -f "uf2fs $IMG" >/dev/null || return 0; sleep 0.1; done
+	return 1
+}
 
 step "remount ro and rw keep the one daemon"
 "$UF2FS" "$IMG" "$MNT" -o rw || fail "mount"
@@ -119,9 +126,39 @@ os.close(dfd)
 os.close(fd)
 EOF
 
+step "fallocate past full keeps what it got; the full fs refuses writes cleanly (tests/f2fs/001)"
+x40() { head -c 40 /dev/zero | tr '\0' X; }
+x40 >"$MNT/t001" || fail "write t001"
+{ x40; head -c 56 /dev/zero; } >"$TMP/t001.want"
+avail0=$(stat -f -c %a "$MNT")
+if fallocate -l 1G "$MNT/dummy" 2>"$TMP/err"; then fail "fallocate past full succeeded"; fi
+grep -q "No space left" "$TMP/err" || fail "fallocate: $(cat "$TMP/err")"
+read -r size sectors < <(stat -c '%s %b' "$MNT/dummy")
+log "fallocate 1G with $avail0 blocks free: size $size, $sectors sectors"
+[ $((size / 4096)) -ge $((avail0 * 95 / 100)) ] && [ $((size % 4096)) = 0 ] &&
+	[ $((sectors * 512)) -ge "$size" ] || fail "after ENOSPC: dummy size $size, $sectors sectors"
+avail=$(stat -f -c %a "$MNT")
+[ "$avail" -le 8 ] || fail "statfs shows $avail blocks free after the fallocate"
+truncate -s 96 "$MNT/t001" || fail "truncate 96"
+if dd if=/dev/zero of="$MNT/t001" bs=4096 seek=2 count=1 conv=notrunc 2>"$TMP/err"; then
+	fail "a write needing blocks succeeded on the full filesystem"
+fi
+grep -q "No space left" "$TMP/err" || fail "pwrite: $(cat "$TMP/err")"
+cmp "$MNT/t001" "$TMP/t001.want" || fail "t001 changed by the failed write"
+umount "$MNT" && wait_daemon || fail "unmount when full"
+fsck_clean "$IMG" || fail "fsck after the fallocate past full"
+"$UF2FS" "$IMG" "$MNT" -o rw || fail "mount when full"
+cmp "$MNT/t001" "$TMP/t001.want" || fail "t001 after the remount"
+[ "$(stat -c '%s %b' "$MNT/dummy")" = "$size $sectors" ] || fail "dummy changed by the remount"
+rm "$MNT/t001" "$MNT/dummy" || fail "rm when full"
+sync -f "$MNT"
+avail=$(stat -f -c %a "$MNT")
+[ $((avail * 4096)) -ge "$size" ] || fail "only $avail blocks free after deleting the full file"
+dd if=/dev/urandom of="$MNT/after" bs=1M count=64 status=none || fail "write after the delete"
+
 step "strictatime: a cached file's atime still moves on every read"
 umount "$MNT"
-for _ in $(seq 100); do pgrep -f "uf2fs $IMG" >/dev/null || break; sleep 0.1; done
+wait_daemon
 "$UF2FS" "$IMG" "$MNT" -o rw,strictatime || fail "mount strictatime"
 cat "$MNT/a" >/dev/null
 t1=$(stat -c %X "$MNT/a")
@@ -140,6 +177,6 @@ for i in 1 2 3; do
 done
 [ "$(cat "$MNT/a" "$MNT/c")" = "$(printf 'a\nc')" ] || fail "content after the cycles"
 umount "$MNT"
-for _ in $(seq 100); do pgrep -f "uf2fs $IMG" >/dev/null || break; sleep 0.1; done
+wait_daemon
 fsck_clean "$IMG" || fail "fsck"
-pass "remount, mount after umount, immutable/append opens, DAX refused"
+pass "remount, mount after umount, immutable/append opens, DAX refused, fallocate past full"

@@ -971,7 +971,7 @@ static void t_fallocate_space(void **state)
 	if (s0.f_bfree - s1.f_bfree < (32 << 20) / 4096)
 		RW_FAIL("32 MiB preallocated, statfs shows %llu blocks used",
 			(unsigned long long)(s0.f_bfree - s1.f_bfree));
-	/* a file bigger than the free space cannot be preallocated */
+	/* a file bigger than the free space: ENOSPC (what it got stays, t_fallocate_full) */
 	RW_EXPECT(uf2fs_fallocate(FS, ino_of("pre"), 0, 0, 1ULL << 30), -ENOSPC);
 	RW_OK(uf2fs_unlink(FS, root, NAME("pre")));
 	RW_OK(uf2fs_sync(FS));
@@ -979,6 +979,120 @@ static void t_fallocate_space(void **state)
 	if (s2.f_bfree + 2 < s0.f_bfree)
 		RW_FAIL("unlinked preallocated file: bfree %llu, at the start %llu",
 			(unsigned long long)s2.f_bfree, (unsigned long long)s0.f_bfree);
+	end();
+}
+
+/* statfs after a checkpoint (nothing dirty left to count). */
+static struct statvfs synced_statfs(void)
+{
+	struct statvfs st;
+
+	RW_OK(uf2fs_sync(FS));
+	RW_OK(uf2fs_statfs(FS, &st));
+	return st;
+}
+
+/*
+ * What a fallocate past the free space left in path: ENOSPC, and nearly all
+ * of the free blocks (free0) reserved, with st_blocks holding them and their
+ * direct nodes, and statfs no longer showing them.
+ */
+static void check_falloc_full(const char *path, int mode, uint64_t free0)
+{
+	struct uf2fs_attr a;
+	struct statvfs st;
+	uint64_t want = (free0 + 4096) * 4096, held;
+
+	RW_EXPECT(uf2fs_fallocate(FS, ino_of(path), mode, 0, want), -ENOSPC);
+	a = attr_of(path);
+	held = a.blocks / 8;
+	if (held < free0 * 95 / 100)
+		RW_FAIL("%s: %" PRIu64 " blocks held of %" PRIu64 " free", path, held, free0);
+	if (mode & FALLOC_FL_KEEP_SIZE) {
+		assert_int_equal(a.size, 0);
+	} else if (a.size % 4096 || held < a.size / 4096 ||
+		   held - a.size / 4096 > a.size / 4096 / 1000 + 3) {
+		/* the data blocks, and a direct node per 1018 of them */
+		RW_FAIL("%s: size %" PRIu64 " with st_blocks %" PRIu64 " after a partial "
+			"fallocate", path, a.size, a.blocks);
+	} else {
+		/* as Linux: the size ends where the last reserved block does */
+		uint32_t last = 0, next = 1;
+
+		RW_OK(uf2fs_test_block_addr(FS, ino_of(path), a.size / 4096 - 1, &last));
+		RW_OK(uf2fs_test_block_addr(FS, ino_of(path), a.size / 4096, &next));
+		if (last != 0xffffffffu || next != 0)
+			RW_FAIL("%s: size %" PRIu64 ", its last block at 0x%x, the next at 0x%x",
+				path, a.size, last, next);
+	}
+	st = synced_statfs();
+	print_message("  %s: %" PRIu64 " of %" PRIu64 " free blocks held, size %" PRIu64
+		      ", statfs now %llu free\n", path, held, free0, a.size,
+		      (unsigned long long)st.f_bfree);
+	if (st.f_bfree > 8)
+		RW_FAIL("%s: statfs shows %llu blocks free after ENOSPC", path,
+			(unsigned long long)st.f_bfree);
+	if (free0 - st.f_bfree > held + 4 || free0 - st.f_bfree + 4 < held)
+		RW_FAIL("%s: statfs lost %llu blocks, the file holds %" PRIu64, path,
+			(unsigned long long)(free0 - st.f_bfree), held);
+}
+
+/*
+ * fallocate past the free space keeps what it reserved, as Linux f2fs does
+ * (xfstests f2fs/001). The full filesystem then refuses what needs a block,
+ * an inline file that cannot get one keeps its inline bytes, fsck is clean,
+ * and everything is usable again once the file is gone.
+ */
+static void t_fallocate_full(void **state)
+{
+	uint8_t buf[4096];
+	struct statvfs s0, st;
+	uint32_t root;
+
+	begin_feat("fallocate_full", RW_FEATURES_DEFAULT, 64);
+	root = uf2fs_root_ino(FS);
+	rw_create(FS, M, "small", S_IFREG | 0644, 0, NULL);
+	memset(buf, 0x58, sizeof(buf));
+	rw_write(FS, M, "small", 0, buf, 40);
+	rw_create(FS, M, "other", S_IFREG | 0644, 0, NULL);
+	rw_create(FS, NULL, "keep", S_IFREG | 0644, 0, NULL);
+	rw_create(FS, M, "big", S_IFREG | 0644, 0, NULL);
+	s0 = synced_statfs();
+
+	/* KEEP_SIZE: the blocks stay, the size does not move; unlink gives them back */
+	check_falloc_full("keep", FALLOC_FL_KEEP_SIZE, s0.f_bfree);
+	RW_OK(uf2fs_unlink(FS, root, NAME("keep")));
+	st = synced_statfs();
+	if (st.f_bfree + 2 < s0.f_bfree)
+		RW_FAIL("unlinked the KEEP_SIZE file: %llu blocks free, %llu before",
+			(unsigned long long)st.f_bfree, (unsigned long long)s0.f_bfree);
+
+	/* mode 0: the size ends at the last block reserved */
+	check_falloc_full("big", 0, s0.f_bfree);
+	mnode_truncate(model_get(M, "big"), attr_of("big").size);
+	RW_EXPECT(uf2fs_fallocate(FS, ino_of("other"), 0, 0, 1 << 20), -ENOSPC);
+	assert_int_equal(attr_of("other").size, 0);
+
+	/* f2fs/001: truncate within the inline area, then a write that needs blocks */
+	rw_truncate(FS, M, "small", 96);
+	RW_EXPECT(uf2fs_write(FS, ino_of("small"), buf, 4096, 8192), -ENOSPC);
+	if (!(attr_of("small").flags & FS_INLINE_DATA_FL))
+		RW_FAIL("'small' lost its inline data on ENOSPC");
+	RW_EXPECT(uf2fs_write(FS, ino_of("other"), buf, 4096, 0), -ENOSPC);
+	verify_phase("full");
+	remount_rw();
+	verify_phase("full, rw remount");
+
+	RW_OK(uf2fs_unlink(FS, root, NAME("big")));
+	model_del(M, "big");
+	st = synced_statfs();
+	if (st.f_bfree + 2 < s0.f_bfree)
+		RW_FAIL("unlinked the full file: %llu blocks free, %llu before",
+			(unsigned long long)st.f_bfree, (unsigned long long)s0.f_bfree);
+	rw_write(FS, M, "small", 8192, buf, 4096);
+	rw_write_pat(FS, M, "other", 0, s0.f_bfree / 2 * 4096, 7);
+	RW_OK(uf2fs_fallocate(FS, ino_of("other"), 0, 0, s0.f_bfree * 3 / 4 * 4096));
+	mnode_truncate(model_get(M, "other"), s0.f_bfree * 3 / 4 * 4096);
 	end();
 }
 
@@ -2437,6 +2551,7 @@ int main(void)
 		cmocka_unit_test(t_write_sparse),
 		cmocka_unit_test(t_fallocate),
 		cmocka_unit_test(t_fallocate_space),
+		cmocka_unit_test(t_fallocate_full),
 		cmocka_unit_test(t_shift),
 		cmocka_unit_test(t_shift_nodes),
 		cmocka_unit_test(t_shift_space),
