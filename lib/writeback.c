@@ -401,6 +401,7 @@ int f2fs_writeback_inode_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 	if (f2fs_is_compressed(fi))
 		return f2fs_writeback_compressed(sbi, fi);
 	ret = folio_collect_dirty(sbi, MAP_DATA, fi->ino, &v, &n);
+	fi->fresh_blocks = 0;
 	if (!ret && (flags & WB_WHOLE))
 		n = keep_whole_folios(sbi, v, n, eof_blk);
 	if (ret || !n) {
@@ -660,6 +661,8 @@ ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, co
 			else
 				ret = prepare_write_folio(sbi, fi, f, pos, wend);
 			folio_end_fill(sbi, f, !ret);
+			/* lies inside the write (write_folio_order): written whole */
+			fi->fresh_blocks += folio_nr_blocks(f);
 		} else {
 			ret = folio_wait_uptodate(f);
 		}
