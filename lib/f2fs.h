@@ -595,6 +595,7 @@ struct f2fs_inode_info {
 	/* write side */
 	bool dirty;			/* fields newer than the inode block */
 	struct f2fs_inode_info *dirty_next;
+	uint64_t fresh_blocks;		/* of folios writes made since its last writeback */
 	unsigned int open_count;
 	bool orphan;			/* unlinked while open: freed at last release */
 	bool freed;			/* its blocks and nid are gone */

@@ -479,14 +479,19 @@ static uint64_t max_file_blocks(const struct f2fs_inode_info *fi)
 /*
  * A write that crosses a 4 MiB boundary sends the whole folios behind it to
  * the device (drop-behind only: otherwise the cache is meant to keep them).
- * Atomic files stage in the cache; compressed ones write whole clusters at
- * checkpoint.
+ * So does any write once writes have made 4 MiB of new folios since the
+ * inode's last writeback: the kernel's writeback under writeback_cache sends
+ * its requests out of order, and the one that crosses the boundary can come
+ * a dozen requests late. Atomic files stage in the cache; compressed ones
+ * write whole clusters at checkpoint.
  */
 static bool writebehind_due(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t off,
 			    size_t len)
 {
-	return sbi->opts.dontcache > 0 && !fi->atomic && !f2fs_is_compressed(fi) &&
-	       off / WRITEBEHIND_BYTES != (off + len) / WRITEBEHIND_BYTES;
+	if (sbi->opts.dontcache <= 0 || fi->atomic || f2fs_is_compressed(fi))
+		return false;
+	return off / WRITEBEHIND_BYTES != (off + len) / WRITEBEHIND_BYTES ||
+	       fi->fresh_blocks >= WRITEBEHIND_BYTES / F2FS_BLKSIZE;
 }
 
 static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t len, uint64_t off)

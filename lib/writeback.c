@@ -401,6 +401,7 @@ int f2fs_writeback_inode_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 	if (f2fs_is_compressed(fi))
 		return f2fs_writeback_compressed(sbi, fi);
 	ret = folio_collect_dirty(sbi, MAP_DATA, fi->ino, &v, &n);
+	fi->fresh_blocks = 0;
 	if (!ret && (flags & WB_WHOLE))
 		n = keep_whole_folios(sbi, v, n, eof_blk);
 	if (ret || !n) {
@@ -542,11 +543,20 @@ int f2fs_writeback_all_data(struct f2fs_sb_info *sbi)
 
 /// The buffered write path ///
 
-static unsigned int write_folio_order(const struct f2fs_inode_info *fi, uint64_t blocks)
+/*
+ * The largest folio that starts at the write's first block and ends inside
+ * the write, as the kernel's __filemap_get_folio chooses ("if we're not
+ * aligned, allocate a smaller folio"). A folio aligned down to before the
+ * write would read its head back from the device and stay partly dirty, so
+ * drop-behind would keep it: under writeback_cache the kernel's 1 MiB
+ * requests start anywhere, and that filled the cache to cache_size.
+ */
+static unsigned int write_folio_order(const struct f2fs_inode_info *fi, uint64_t lblk,
+				      uint64_t blocks)
 {
 	unsigned int order = 0;
 
-	while (order < fi->max_order && (2ull << order) <= blocks)
+	while (order < fi->max_order && (2ull << order) <= blocks && !(lblk & (1ull << order)))
 		order++;
 	return order;
 }
@@ -637,7 +647,7 @@ ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, co
 		uint64_t blocks = DIV_ROUND_UP(end, F2FS_BLKSIZE) - lblk;
 		bool created;
 		unsigned int order = f2fs_is_compressed(fi) ? fi->log_cluster_size :
-				     write_folio_order(fi, blocks);
+				     write_folio_order(fi, lblk, blocks);
 		struct folio *f = folio_grab(sbi, MAP_DATA, fi->ino, lblk, order, &created);
 		uint64_t fbytes_end, wend;
 
@@ -651,6 +661,8 @@ ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, co
 			else
 				ret = prepare_write_folio(sbi, fi, f, pos, wend);
 			folio_end_fill(sbi, f, !ret);
+			/* lies inside the write (write_folio_order): written whole */
+			fi->fresh_blocks += folio_nr_blocks(f);
 		} else {
 			ret = folio_wait_uptodate(f);
 		}

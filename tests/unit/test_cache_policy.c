@@ -173,6 +173,18 @@ static void t_dropbehind_partial(void **state)
 	model_free(&m);
 }
 
+/* Check the data, unmount, fsck, and check it again from a read-only remount. */
+static void verify_remount(const char *img, struct uf2fs *fs, struct model *m, const char *when)
+{
+	RW_VERIFY(fs, m, when);
+	rw_unmount(fs);
+	RW_FSCK(img);
+	fs = mount_with(img, true, 0, 0);
+	RW_VERIFY(fs, m, "remount");
+	rw_unmount(fs);
+	model_free(m);
+}
+
 /*
  * Write-behind: a streaming writer under drop-behind keeps a few folios in
  * the cache, not cache_size/4 of dirty data, and every byte still lands.
@@ -199,13 +211,59 @@ static void t_writebehind(void **state)
 	}
 	if (peak > 12)
 		RW_FAIL("write-behind: the cache grew to %" PRIu64 " MiB for a 48 MiB stream", peak);
-	RW_VERIFY(fs, &m, "streamed");
-	rw_unmount(fs);
-	RW_FSCK(img);
-	fs = mount_with(img, true, 0, 0);
-	RW_VERIFY(fs, &m, "remount");
-	rw_unmount(fs);
-	model_free(&m);
+	verify_remount(img, fs, &m, "streamed");
+}
+
+/* One request of the unaligned stream, and the cache's size after it. */
+static void write_request(struct uf2fs *fs, struct model *m, uint64_t off, uint64_t *peak)
+{
+	rw_write_pat(fs, m, "wbc", off, MIB, off);
+	if (cache_mib(fs) > *peak)
+		*peak = cache_mib(fs);
+}
+
+/*
+ * The kernel's writeback under -o writeback_cache: 1 MiB requests that start
+ * off the 1 MiB folio grid (after a short one) and arrive out of order from
+ * several worker threads; the ones that cross a 4 MiB boundary can come a
+ * dozen requests late. Every folio they make is written whole, so
+ * write-behind drops it; none may reach back before its write, read its
+ * head from the device and stay in the cache half dirty; and dirty data must
+ * not wait for the late crossing requests.
+ */
+static void t_writebehind_unaligned(void **state)
+{
+	const uint64_t head = 128 * 1024, nr = 48, group = 16, wb = 4 * MIB;
+	char img[PATH_MAX];
+	struct model m;
+	struct uf2fs *fs;
+	uint64_t peak = 0, reads;
+
+	snprintf(rw_context, sizeof(rw_context), "writebehind_unaligned");
+	rw_img_path(img, sizeof(img), "writebehind_unaligned");
+	rw_mkfs(img, 256, RW_FEATURES_DEFAULT);
+	model_init(&m);
+	fs = mount_with(img, false, 1, 64 * MIB);
+	rw_create(fs, &m, "wbc", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(fs, &m, "wbc", 0, head, 1);
+	reads = stat_after(fs, "read  requests", ",");
+	for (uint64_t g = 0; g < nr; g += group) {
+		/* in each group, the requests that cross a 4 MiB boundary last */
+		for (int late = 0; late < 2; late++) {
+			for (uint64_t off = head + g * MIB; off < head + (g + group) * MIB;
+			     off += MIB)
+				if ((off / wb != (off + MIB) / wb) == late)
+					write_request(fs, &m, off, &peak);
+		}
+	}
+	reads = stat_after(fs, "read  requests", ",") - reads;
+	RW_OK(uf2fs_sync(fs));
+	if (peak > 8 || cache_mib(fs) > 2)
+		RW_FAIL("unaligned writeback: cache peaked at %" PRIu64 " MiB, %" PRIu64
+			" MiB after sync, for a 48 MiB stream", peak, cache_mib(fs));
+	if (reads > 4)
+		RW_FAIL("unaligned writeback: %" PRIu64 " device reads for a new file", reads);
+	verify_remount(img, fs, &m, "unaligned stream");
 }
 
 /* Any data folio of order 1 or more was made (node folios are order 0). */
@@ -323,6 +381,7 @@ int main(void)
 		cmocka_unit_test(t_dropbehind),
 		cmocka_unit_test(t_dropbehind_partial),
 		cmocka_unit_test(t_writebehind),
+		cmocka_unit_test(t_writebehind_unaligned),
 		cmocka_unit_test(t_hole_reads),
 		cmocka_unit_test(t_discard_deferred),
 	};
