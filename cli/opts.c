@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Parsing of the library's -o options (max_folio_order, cache_size, backend,
- * checkpoint_interval, background_gc, dontcache, mode, ipu_policy, acl, and
- * the compress_* options of Linux f2fs) into struct uf2fs_options, and the one
- * way every front end mounts an image. The FUSE front end calls
+ * checkpoint_interval, background_gc, dontcache, write_through, mode,
+ * ipu_policy, acl, and the compress_* options of Linux f2fs) into struct
+ * uf2fs_options, and the one way every front end mounts an image. The FUSE front end calls
  * cli_apply_lib_option() for each -o option it sees, so both front ends
  * accept exactly the same keys and values, and report bad values the same way.
  */
@@ -97,20 +97,15 @@ static int cli_parse_cp_interval(struct uf2fs_options *opts, const char *val)
 	return 1;
 }
 
-/* As Linux f2fs's mount option, less "sync", which the library has no use for. */
-static int cli_parse_background_gc(struct uf2fs_options *opts, const char *val)
+/*
+ * NAME=on|off: background_gc (as Linux f2fs's, less "sync", which the
+ * library has no use for), dontcache, write_through.
+ */
+static int cli_parse_onoff(const char *name, const char *val, int *out)
 {
 	if (!val || (strcmp(val, "on") && strcmp(val, "off")))
-		return cli_bad_value("background_gc", val ? val : "", "on or off");
-	opts->background_gc = !strcmp(val, "on");
-	return 1;
-}
-
-static int cli_parse_dontcache(struct uf2fs_options *opts, const char *val)
-{
-	if (!val || (strcmp(val, "on") && strcmp(val, "off")))
-		return cli_bad_value("dontcache", val ? val : "", "on or off");
-	opts->dontcache = !strcmp(val, "on");
+		return cli_bad_value(name, val ? val : "", "on or off");
+	*out = !strcmp(val, "on");
 	return 1;
 }
 
@@ -231,9 +226,11 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 	if (klen == 19 && !strncmp(opt, "checkpoint_interval", klen))
 		return cli_parse_cp_interval(opts, val);
 	if (klen == 13 && !strncmp(opt, "background_gc", klen))
-		return cli_parse_background_gc(opts, val);
+		return cli_parse_onoff("background_gc", val, &opts->background_gc);
 	if (klen == 9 && !strncmp(opt, "dontcache", klen))
-		return cli_parse_dontcache(opts, val);
+		return cli_parse_onoff("dontcache", val, &opts->dontcache);
+	if (klen == 13 && !strncmp(opt, "write_through", klen))
+		return cli_parse_onoff("write_through", val, &opts->write_through);
 	if (klen == 4 && !strncmp(opt, "mode", klen))
 		return cli_parse_mode(opts, val);
 	if (klen == 10 && !strncmp(opt, "ipu_policy", klen))

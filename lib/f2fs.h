@@ -209,6 +209,9 @@ uint64_t folio_owner_key(const struct folio *f);
 /* Drop an owner's folios in [from, to); the caller has written the dirty ones. */
 void folio_drop_range(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key, uint64_t from,
 		      uint64_t to);
+/* Does any folio of the owner hold a block in [from, to)? */
+bool folio_range_cached(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key, uint64_t from,
+			uint64_t to);
 uint64_t folio_cache_bytes(struct f2fs_sb_info *sbi);
 uint64_t folio_cache_limit(struct f2fs_sb_info *sbi);
 /* Address of file block blk inside a data folio that holds it. */
@@ -719,6 +722,12 @@ void f2fs_mark_range_dirty(struct f2fs_sb_info *sbi, struct folio *f, uint64_t f
 int f2fs_read_cluster(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct folio *f);
 ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, const void *buf,
 			size_t len, uint64_t off);
+/* Whole blocks from the caller's buffer to the device, no folio (drop-behind only). */
+#define WRITE_THROUGH_MIN	(32u << 10)
+bool f2fs_write_through_ok(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, size_t len,
+			   uint64_t off);
+ssize_t f2fs_write_through(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, const void *buf,
+			   size_t len, uint64_t off);
 /* Inline data (inline.c) */
 int f2fs_convert_inline_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
 int f2fs_write_inline_data(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, const void *buf,
@@ -952,6 +961,7 @@ struct uf2fs_counters {
 	atomic_uint_fast64_t decompressed_clusters, compressed_clusters;
 	atomic_uint_fast64_t checkpoints, written_blocks, gc_segments, gc_blocks;
 	atomic_uint_fast64_t ipu_blocks;		/* data written in place */
+	atomic_uint_fast64_t through_blocks;	/* data written through, no folio */
 	atomic_uint_fast64_t ssr_segments, ssr_blocks;	/* SSR segment changes, blocks */
 	atomic_uint_fast64_t lfs_segments;		/* clean segments opened */
 };

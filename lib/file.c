@@ -519,9 +519,13 @@ static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t 
 		pthread_rwlock_wrlock(&fi->i_rwsem);
 		if (fi->flags & F2FS_APPEND_FL)
 			off = fi->size;
-		ret = f2fs_file_write(sbi, fi, buf, len, off);
-		if (ret > 0 && writebehind_due(sbi, fi, off, ret))
-			f2fs_writebehind_inode(sbi, fi);	/* errors resurface at fsync */
+		if (f2fs_write_through_ok(sbi, fi, len, off)) {
+			ret = f2fs_write_through(sbi, fi, buf, len, off);
+		} else {
+			ret = f2fs_file_write(sbi, fi, buf, len, off);
+			if (ret > 0 && writebehind_due(sbi, fi, off, ret))
+				f2fs_writebehind_inode(sbi, fi);	/* errors resurface at fsync */
+		}
 		pthread_rwlock_unlock(&fi->i_rwsem);
 	}
 	f2fs_iput(sbi, fi);

@@ -809,6 +809,26 @@ void folio_drop_range(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key,
 	drop_matching(sbi, owner_id(kind, key), from, to, false);
 }
 
+bool folio_range_cached(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key, uint64_t from,
+			uint64_t to)
+{
+	struct folio_cache *c = sbi->cache;
+	uint64_t owner = owner_id(kind, key);
+	bool found = false;
+
+	if (!owner_has_folios(c, owner))
+		return false;
+	/* every block of a folio has its own hash slot, so each index is one probe */
+	for (uint64_t i = from; i < to && !found; i++) {
+		struct cache_shard *s = shard_of(c, owner, i);
+
+		pthread_mutex_lock(&s->lock);
+		found = shard_find(s, owner, i) != NULL;
+		pthread_mutex_unlock(&s->lock);
+	}
+	return found;
+}
+
 uint64_t folio_dirty_bytes(struct f2fs_sb_info *sbi)
 {
 	return atomic_load(&sbi->cache->dirty_bytes);

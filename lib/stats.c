@@ -208,8 +208,9 @@ size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size)
 		       (unsigned long long)atomic_load(&c->compressed_clusters));
 	sprintf_append(&s, "writes\n");
 	sprintf_append(&s, "  dirty              %.1f MiB\n", folio_dirty_bytes(sbi) / 1048576.0);
-	sprintf_append(&s, "  blocks written     %llu (data)\n",
-		       (unsigned long long)atomic_load(&c->written_blocks));
+	sprintf_append(&s, "  blocks written     %llu (data; %llu of them written through, "
+		       "no folio)\n", (unsigned long long)atomic_load(&c->written_blocks),
+		       (unsigned long long)atomic_load(&c->through_blocks));
 	sprintf_append(&s, "  checkpoints        %llu\n",
 		       (unsigned long long)atomic_load(&c->checkpoints));
 	sprintf_append(&s, "  gc                 %llu segments, %llu data blocks moved\n",

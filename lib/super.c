@@ -283,6 +283,7 @@ void uf2fs_default_options(struct uf2fs_options *opts)
 	opts->backend = UF2FS_BACKEND_PSYNC;
 	opts->background_gc = -1;	/* on, as the kernel's background_gc=on */
 	opts->dontcache = -1;		/* off unless a front end asks */
+	opts->write_through = -1;	/* on, where drop-behind is */
 	opts->ipu_policy = -1;		/* the kernel's default for the volume size */
 }
 

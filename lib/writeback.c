@@ -361,6 +361,60 @@ static bool may_update_inplace(struct f2fs_sb_info *sbi, const struct f2fs_inode
 	return (pol & (1u << F2FS_IPU_FSYNC)) && need_ipu;
 }
 
+/*
+ * One block of writeback: its dnode (kept across consecutive blocks), then
+ * in place where the policy allows and the block it has is a real one, else
+ * a new block from the log. Shared by folio writeback and write-through.
+ */
+struct wb_ctx {
+	struct wb_run r;
+	struct dnode_of_data dn;
+	uint64_t dn_start;
+	bool ipu;
+	uint64_t ipu_blocks;
+};
+
+static bool write_in_place(struct f2fs_sb_info *sbi, block_t old);
+
+static int wb_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct wb_ctx *c,
+		    uint64_t lblk, void *buf)
+{
+	struct dnode_of_data cur;
+	block_t old;
+	int ret;
+
+	if (!c->dn.folio || lblk < c->dn_start || lblk >= c->dn_start + (c->dn.nr - c->dn.ofs)) {
+		if (c->dn.folio)
+			folio_put(sbi, c->dn.folio);
+		ret = f2fs_get_dnode_alloc(sbi, fi, lblk, &c->dn);
+		if (ret) {
+			c->dn.folio = NULL;
+			return ret;
+		}
+		c->dn_start = lblk;
+	}
+	cur = c->dn;
+	cur.ofs = c->dn.ofs + (lblk - c->dn_start);
+	old = cur.addrs[cur.ofs];
+	if (c->ipu && write_in_place(sbi, old)) {
+		c->ipu_blocks++;
+		return wb_add(sbi, &c->r, buf, old);
+	}
+	return write_one_block(sbi, fi, &cur, lblk, buf, &c->r);
+}
+
+/* Send what is gathered and release the dnode; the writepages lock is still held. */
+static int wb_ctx_finish(struct f2fs_sb_info *sbi, struct wb_ctx *c, int ret)
+{
+	if (!ret)
+		ret = wb_flush(sbi, &c->r);
+	atomic_fetch_add(&sbi->ctr->ipu_blocks, c->ipu_blocks);
+	if (c->dn.folio)
+		folio_put(sbi, c->dn.folio);
+	c->dn.folio = NULL;
+	return ret;
+}
+
 /* Dirty blocks below EOF: the kernel's get_dirty_pages for the fsync threshold. */
 static uint64_t count_dirty_blocks(struct folio **v, size_t n, uint64_t eof_blk)
 {
@@ -390,10 +444,8 @@ int f2fs_writeback_inode_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 			       unsigned int flags)
 {
 	uint64_t eof_blk = DIV_ROUND_UP(fi->size, F2FS_BLKSIZE);
-	struct dnode_of_data dn = { 0 };
-	uint64_t dn_start = 0, ipu_blocks = 0;
-	bool ipu, need_ipu = false;
-	struct wb_run *r;
+	bool need_ipu = false;
+	struct wb_ctx *c;
 	struct folio **v;
 	size_t n;
 	int ret;
@@ -408,8 +460,8 @@ int f2fs_writeback_inode_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 		free(v);
 		return ret;
 	}
-	r = calloc(1, sizeof(*r));
-	if (!r) {
+	c = calloc(1, sizeof(*c));
+	if (!c) {
 		for (size_t i = 0; i < n; i++)
 			folio_put(sbi, v[i]);
 		free(v);
@@ -419,7 +471,7 @@ int f2fs_writeback_inode_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 		need_ipu = true;
 	else if (flags & WB_FSYNC)
 		need_ipu = count_dirty_blocks(v, n, eof_blk) <= sbi->sm.min_fsync_blocks;
-	ipu = !must_update_outplace(sbi, fi, flags) && may_update_inplace(sbi, fi, need_ipu);
+	c->ipu = !must_update_outplace(sbi, fi, flags) && may_update_inplace(sbi, fi, need_ipu);
 	qsort(v, n, sizeof(*v), cmp_folio_index);
 	pthread_mutex_lock(&sbi->writepages);
 	for (size_t i = 0; i < n && !ret; i++) {
@@ -431,36 +483,12 @@ int f2fs_writeback_inode_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 
 			if (lblk >= eof_blk || !block_dirty(f, b))
 				continue;
-			if (!dn.folio || lblk < dn_start || lblk >= dn_start + (dn.nr - dn.ofs)) {
-				if (dn.folio)
-					folio_put(sbi, dn.folio);
-				ret = f2fs_get_dnode_alloc(sbi, fi, lblk, &dn);
-				if (ret) {
-					dn.folio = NULL;
-					break;
-				}
-				dn_start = lblk;
-			}
-			struct dnode_of_data cur = dn;
-			block_t old;
-
-			cur.ofs = dn.ofs + (lblk - dn_start);
-			old = cur.addrs[cur.ofs];
 			zero_past_eof(fi, f, lblk, buf);
-			if (ipu && write_in_place(sbi, old)) {
-				ret = wb_add(sbi, r, buf, old);
-				ipu_blocks++;
-			} else {
-				ret = write_one_block(sbi, fi, &cur, lblk, buf, r);
-			}
+			ret = wb_block(sbi, fi, c, lblk, buf);
 		}
 	}
-	if (!ret)
-		ret = wb_flush(sbi, r);
+	ret = wb_ctx_finish(sbi, c, ret);
 	pthread_mutex_unlock(&sbi->writepages);
-	atomic_fetch_add(&sbi->ctr->ipu_blocks, ipu_blocks);
-	if (dn.folio)
-		folio_put(sbi, dn.folio);
 	for (size_t i = 0; i < n; i++) {
 		bool drop = !ret && sbi->opts.dontcache > 0 && folio_fully_dirty(v[i], eof_blk);
 
@@ -472,7 +500,7 @@ int f2fs_writeback_inode_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 			folio_put(sbi, v[i]);
 	}
 	free(v);
-	free(r);
+	free(c);
 	return ret;
 }
 
@@ -615,6 +643,19 @@ static uint64_t write_reserve(const struct f2fs_inode_info *fi, uint64_t off, ui
 	return last - first;
 }
 
+/* After data went in: size (or the atomic size), times, the inode to write. */
+static void write_done(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t end)
+{
+	if (fi->atomic) {
+		if (end > fi->atomic_size)
+			fi->atomic_size = end;
+	} else if (end > fi->size) {
+		fi->size = end;
+	}
+	f2fs_inode_touch(fi, true, true);
+	f2fs_mark_inode_dirty(sbi, fi);
+}
+
 ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, const void *buf,
 			size_t len, uint64_t off)
 {
@@ -678,13 +719,60 @@ ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, co
 		pos = wend;
 	}
 done:
-	if (fi->atomic) {
-		if (end > fi->atomic_size)
-			fi->atomic_size = end;
-	} else if (end > fi->size) {
-		fi->size = end;
-	}
-	f2fs_inode_touch(fi, true, true);
-	f2fs_mark_inode_dirty(sbi, fi);
+	write_done(sbi, fi, end);
 	return len;
+}
+
+/*
+ * Write-through under drop-behind: whole blocks that no cached folio holds
+ * go from the caller's buffer straight to their blocks, with writeback's
+ * allocation, in-place policy and node updates. Through a folio they would
+ * be copied once more and the folio dropped after its writeback anyway (the
+ * kernel's page cache keeps the data under FUSE). The caller checked the
+ * file (f2fs_write_through_ok) and holds it exclusively.
+ */
+ssize_t f2fs_write_through(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, const void *buf,
+			   size_t len, uint64_t off)
+{
+	uint64_t first = off >> F2FS_BLKSIZE_BITS, nr = len >> F2FS_BLKSIZE_BITS;
+	struct wb_ctx *c;
+	int ret;
+
+	ret = f2fs_check_space(sbi, nr);
+	if (ret)
+		return ret;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->ipu = !must_update_outplace(sbi, fi, 0) && may_update_inplace(sbi, fi, false);
+	pthread_mutex_lock(&sbi->writepages);
+	for (uint64_t i = 0; i < nr && !ret; i++)
+		ret = wb_block(sbi, fi, c, first + i,
+			       (uint8_t *)buf + (i << F2FS_BLKSIZE_BITS));
+	ret = wb_ctx_finish(sbi, c, ret);
+	pthread_mutex_unlock(&sbi->writepages);
+	free(c);
+	if (ret)
+		return ret;
+	atomic_fetch_add(&sbi->ctr->through_blocks, nr);
+	write_done(sbi, fi, off + len);
+	return len;
+}
+
+/*
+ * Worth it and safe: drop-behind on, whole blocks, at least a few of them
+ * (smaller writes batch better through write-behind), a plain file, and no
+ * cached folio in the range whose contents would go stale.
+ */
+bool f2fs_write_through_ok(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, size_t len,
+			   uint64_t off)
+{
+	if (sbi->opts.dontcache <= 0 || !sbi->opts.write_through || len < WRITE_THROUGH_MIN ||
+	    (off | len) & (F2FS_BLKSIZE - 1))
+		return false;
+	if (fi->atomic || f2fs_is_compressed(fi) || f2fs_is_inline_data(fi) ||
+	    f2fs_is_encrypted(fi))
+		return false;
+	return !folio_range_cached(sbi, MAP_DATA, fi->ino, off >> F2FS_BLKSIZE_BITS,
+				   (off + len) >> F2FS_BLKSIZE_BITS);
 }

@@ -62,6 +62,13 @@ struct uf2fs_options {
 	 */
 	int dontcache;
 	/*
+	 * Under drop-behind, whole-block writes of 32 KiB or more that no
+	 * cached folio overlaps go from the caller's buffer to the device,
+	 * without a folio. -1/1: on (the default), 0: off (every write is
+	 * cached and written back, for comparison).
+	 */
+	int write_through;
+	/*
 	 * mode=lfs: write only clean segments and never in place (the kernel's
 	 * mode=lfs); the default is the kernel's adaptive mode.
 	 */

@@ -124,18 +124,21 @@ static bool verbose;
  * F2FS_IPU_FSYNC, under which a crash shows only promised states (or later
  * whole ones); "extra" takes the kernel's default for these small images,
  * IPU_FORCE, under which any overwritten file may show a mix of its
- * versions, piece by piece, as Linux f2fs does (ipu_mixture_ok).
+ * versions, piece by piece, as Linux f2fs does (ipu_mixture_ok), and turns
+ * drop-behind on, as the FUSE front end does, so that whole-block writes go
+ * through to the device without a folio (f2fs_write_through).
  */
 struct featset {
 	const char *label;
 	const char *mkfs;	/* mkfs.f2fs -O list; "" for none */
 	int ipu_policy;		/* -1: the library's (the kernel's) default */
 	bool ipu_mix;		/* every overwrite may land in place */
+	int dontcache;		/* drop-behind and write-through (-1: off, the default) */
 };
 
 static const struct featset featsets[] = {
-	{ "none", "", 0x10, false },
-	{ "extra", "extra_attr,inode_checksum,inode_crtime", -1, true },
+	{ "none", "", 0x10, false, -1 },
+	{ "extra", "extra_attr,inode_checksum,inode_crtime", -1, true, 1 },
 };
 #define NR_FEATS ((int)ARRAY_LEN(featsets))
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -399,6 +402,7 @@ static struct uf2fs_options base_opts(const struct featset *f)
 
 	uf2fs_default_options(&o);
 	o.ipu_policy = f->ipu_policy;
+	o.dontcache = f->dontcache;
 	o.read_only = false;
 	o.quiet = !verbose;
 	o.checkpoint_interval = 100000;

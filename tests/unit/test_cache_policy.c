@@ -243,7 +243,19 @@ static void t_writebehind_unaligned(void **state)
 	rw_img_path(img, sizeof(img), "writebehind_unaligned");
 	rw_mkfs(img, 256, RW_FEATURES_DEFAULT);
 	model_init(&m);
-	fs = mount_with(img, false, 1, 64 * MIB);
+	{
+		struct uf2fs_options o;
+
+		/* the cache path itself: whole-block writes would go through */
+		uf2fs_default_options(&o);
+		o.device = img;
+		o.read_only = false;
+		o.dontcache = 1;
+		o.write_through = 0;
+		o.cache_size = 64 * MIB;
+		o.background_gc = 0;
+		fs = rw_mount_opts(&o);
+	}
 	rw_create(fs, &m, "wbc", S_IFREG | 0644, 0, NULL);
 	rw_write_pat(fs, &m, "wbc", 0, head, 1);
 	reads = stat_after(fs, "read  requests", ",");
@@ -264,6 +276,85 @@ static void t_writebehind_unaligned(void **state)
 	if (reads > 4)
 		RW_FAIL("unaligned writeback: %" PRIu64 " device reads for a new file", reads);
 	verify_remount(img, fs, &m, "unaligned stream");
+}
+
+static struct uf2fs *mount_ipu(const char *img, int ipu_policy)
+{
+	struct uf2fs_options o;
+
+	uf2fs_default_options(&o);
+	o.device = img;
+	o.read_only = false;
+	o.dontcache = 1;
+	o.ipu_policy = ipu_policy;
+	o.background_gc = 0;
+	return rw_mount_opts(&o);
+}
+
+static uint64_t through_blocks(struct uf2fs *fs)
+{
+	return stat_after(fs, "blocks written", "of them written through");
+}
+
+/*
+ * Write-through: under drop-behind, whole-block writes of 32 KiB or more
+ * that no cached folio overlaps go from the caller's buffer to the device.
+ * Checked: new blocks and overwrites (in place and out of place), a write
+ * over a range a partial write left cached (must take the cache path, or
+ * the cached bytes would go stale), an fsync'd write-through surviving a
+ * crash by roll-forward, and the image after unmount (fsck).
+ */
+static void t_write_through(void **state)
+{
+	const int policies[] = { -1, 0x10 };
+	char img[PATH_MAX];
+	struct model m;
+	struct uf2fs *fs;
+	uint64_t t0, t1;
+
+	snprintf(rw_context, sizeof(rw_context), "write_through");
+	rw_img_path(img, sizeof(img), "write_through");
+	rw_mkfs(img, 256, RW_FEATURES_DEFAULT);
+	model_init(&m);
+	for (int p = 0; p < 2; p++) {
+		const char *name = p ? "lfs" : "ipu";
+		uint32_t ino;
+
+		fs = mount_ipu(img, policies[p]);
+		ino = rw_create(fs, &m, name, S_IFREG | 0644, 0, NULL);
+		rw_write_pat(fs, &m, name, 0, 4096, 1);	/* converts inline data */
+		for (uint64_t off = 0; off < 8 * MIB; off += MIB)
+			rw_write_pat(fs, &m, name, off, MIB, 10 + off / MIB);
+		t0 = through_blocks(fs);
+		if (t0 < 8 * MIB / 4096 - 256 || cache_mib(fs) > 1)
+			RW_FAIL("%s: %" PRIu64 " blocks written through, %" PRIu64 " MiB cached",
+				name, t0, cache_mib(fs));
+		RW_OK(uf2fs_sync(fs));
+		/* overwrites: in place under the default policy, else new blocks */
+		rw_write_pat(fs, &m, name, 2 * MIB, 64 * 1024, 30);
+		/* a partial write leaves a cached folio; a whole write over it must not bypass it */
+		rw_write_pat(fs, &m, name, 3 * MIB + 5000, 3000, 31);
+		t0 = through_blocks(fs);
+		rw_write_pat(fs, &m, name, 3 * MIB, 128 * 1024, 32);
+		t1 = through_blocks(fs);
+		if (t1 != t0)
+			RW_FAIL("%s: a write over a cached folio went through (%" PRIu64 " blocks)",
+				name, t1 - t0);
+		RW_VERIFY(fs, &m, "written through");
+		/* fsync'd write-through data survives a crash by roll-forward */
+		rw_write_pat(fs, &m, name, 8 * MIB, MIB, 33);
+		rw_write_pat(fs, &m, name, 4 * MIB, 256 * 1024, 34);
+		RW_OK(uf2fs_fsync(fs, ino, false));
+		uf2fs_test_crash(fs);
+		fs = mount_ipu(img, policies[p]);
+		RW_VERIFY(fs, &m, "after a crash past an fsync");
+		rw_unmount(fs);
+		RW_FSCK(img);
+	}
+	fs = mount_with(img, true, 0, 0);
+	RW_VERIFY(fs, &m, "read-only remount");
+	rw_unmount(fs);
+	model_free(&m);
 }
 
 /* Any data folio of order 1 or more was made (node folios are order 0). */
@@ -382,6 +473,7 @@ int main(void)
 		cmocka_unit_test(t_dropbehind_partial),
 		cmocka_unit_test(t_writebehind),
 		cmocka_unit_test(t_writebehind_unaligned),
+		cmocka_unit_test(t_write_through),
 		cmocka_unit_test(t_hole_reads),
 		cmocka_unit_test(t_discard_deferred),
 	};
