@@ -268,6 +268,86 @@ static void t_hole_reads(void **state)
 	model_free(&m);
 }
 
+/* A fresh image of mb MiB, mounted read-write, with its model. */
+static struct uf2fs *scenario_begin(const char *name, char *img, unsigned int mb,
+				    struct model *m)
+{
+	snprintf(rw_context, sizeof(rw_context), "%s", name);
+	rw_img_path(img, PATH_MAX, name);
+	rw_mkfs(img, mb, RW_FEATURES_DEFAULT);
+	model_init(m);
+	return mount_with(img, false, -1, 0);
+}
+
+/* Verify, unmount, fsck, and verify again after a read-only remount. */
+static void scenario_end(struct uf2fs *fs, const char *img, struct model *m)
+{
+	RW_VERIFY(fs, m, "before unmount");
+	rw_unmount(fs);
+	RW_FSCK(img);
+	fs = mount_with(img, true, -1, 0);
+	RW_VERIFY(fs, m, "remount");
+	rw_unmount(fs);
+	model_free(m);
+}
+
+/* Read len bytes at off of a file with uf2fs_read_iov (the FUSE path) and compare. */
+static void read_iov_expect(struct uf2fs *fs, struct model *m, const char *name, uint32_t ino,
+			    uint64_t off, size_t len)
+{
+	struct mnode *n = model_get(m, name);
+	struct cmp c = { .want = n->data + off };
+	ssize_t r = uf2fs_read_iov(fs, ino, len, off, cmp_emit, &c);
+
+	if (r != (ssize_t)len)
+		RW_FAIL("read_iov(%s, %zu at %" PRIu64 ") = %zd", name, len, off, r);
+	if (c.bad)
+		RW_FAIL("read_iov(%s, %zu at %" PRIu64 "): wrong bytes", name, len, off);
+}
+
+/*
+ * A read of an uncached file maps its first run once: the hole check's
+ * mapping fills the folios too. Whole 1 MiB folios under drop-behind leave
+ * nothing cached, so each read of one pays that check; two map calls each
+ * (16) would mean the fill mapped again. The hole check maps from the folio's
+ * start: a read in a hole after data, and one from data into a hole, in
+ * one folio, still read right.
+ */
+static void t_read_maps_once(void **state)
+{
+	char img[PATH_MAX];
+	struct model m;
+	struct uf2fs *fs;
+	uint32_t seq, mixed;
+	uint64_t maps;
+
+	fs = scenario_begin("read_maps_once", img, 256, &m);
+	rw_create(fs, &m, "seq", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(fs, &m, "seq", 0, 8 * MIB, 30);
+	rw_create(fs, &m, "mixed", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(fs, &m, "mixed", 0, 6000, 31);
+	rw_truncate(fs, &m, "mixed", 3 * MIB);
+	rw_write_pat(fs, &m, "mixed", 2 * MIB + 100, 5000, 32);
+	rw_unmount(fs);
+	fs = mount_with(img, true, 1, 0);
+	seq = rw_ino(fs, "seq");	/* a lookup maps the directory's blocks: not counted */
+	mixed = rw_ino(fs, "mixed");
+	maps = stat_after(fs, "map calls", "(");
+	for (uint64_t off = 0; off < 8 * MIB; off += MIB)
+		read_iov_expect(fs, &m, "seq", seq, off, MIB);
+	maps = stat_after(fs, "map calls", "(") - maps;
+	if (maps > 8 + 2)	/* one a read, and one where a run may break in a folio */
+		RW_FAIL("%" PRIu64 " map calls for 8 reads of uncached folios", maps);
+	read_iov_expect(fs, &m, "mixed", mixed, MIB / 2, 8192);
+	if (stat_after(fs, "hole blocks", "(zero") != 2)
+		RW_FAIL("a read in a hole after data in its folio was not answered as a hole");
+	read_iov_expect(fs, &m, "mixed", mixed, 2 * MIB, 8192);
+	read_iov_expect(fs, &m, "mixed", mixed, 0, 3 * MIB);
+	rw_unmount(fs);
+	RW_FSCK(img);
+	model_free(&m);
+}
+
 static uint64_t image_mib(const char *img)
 {
 	struct stat st;
@@ -498,29 +578,6 @@ static void delete_for_discard(struct uf2fs *fs, struct model *m, const char *na
 	RW_OK(uf2fs_sync(fs));
 }
 
-/* A fresh image of mb MiB, mounted read-write, with its model. */
-static struct uf2fs *scenario_begin(const char *name, char *img, unsigned int mb,
-				    struct model *m)
-{
-	snprintf(rw_context, sizeof(rw_context), "%s", name);
-	rw_img_path(img, PATH_MAX, name);
-	rw_mkfs(img, mb, RW_FEATURES_DEFAULT);
-	model_init(m);
-	return mount_with(img, false, -1, 0);
-}
-
-/* Verify, unmount, fsck, and verify again after a read-only remount. */
-static void scenario_end(struct uf2fs *fs, const char *img, struct model *m)
-{
-	RW_VERIFY(fs, m, "before unmount");
-	rw_unmount(fs);
-	RW_FSCK(img);
-	fs = mount_with(img, true, -1, 0);
-	RW_VERIFY(fs, m, "remount");
-	rw_unmount(fs);
-	model_free(m);
-}
-
 /*
  * Writers allocate while a discard is in flight, and never into its
  * segments. The freed segments of "a" are the lowest free ones, where a
@@ -609,6 +666,7 @@ int main(void)
 		cmocka_unit_test(t_dropbehind_partial),
 		cmocka_unit_test(t_writebehind),
 		cmocka_unit_test(t_hole_reads),
+		cmocka_unit_test(t_read_maps_once),
 		cmocka_unit_test(t_discard_deferred),
 		cmocka_unit_test(t_discard_races_writer),
 		cmocka_unit_test(t_discard_alloc_waits),
