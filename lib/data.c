@@ -387,6 +387,7 @@ struct fill_batch {
 	struct folio *folios[MAX_BATCH_FOLIOS];
 	unsigned int nr;
 	uint64_t start, end;
+	struct f2fs_map_blocks hint;	/* made already for this read; len 0: none */
 };
 
 static uint8_t *batch_block_ptr(struct fill_batch *b, uint64_t blk, struct folio **owner)
@@ -460,6 +461,22 @@ static void zero_run(struct fill_batch *b, uint64_t pos, uint32_t len)
 	}
 }
 
+/*
+ * The mapping of map->lblk: from the hint when it covers that block (any
+ * part of a run is a run), else from a map call.
+ */
+static int map_fill_run(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			const struct f2fs_map_blocks *hint, struct f2fs_map_blocks *map)
+{
+	uint64_t skip = map->lblk - hint->lblk;
+
+	if (!hint->len || map->lblk < hint->lblk || skip >= hint->len)
+		return f2fs_map_blocks(sbi, fi, map);
+	map->pblk = is_data_blkaddr(hint->pblk) ? hint->pblk + skip : hint->pblk;
+	map->len = MIN((uint64_t)map->len, hint->len - skip);
+	return 0;
+}
+
 /* Fill blocks [b->start, b->end) of the batch's folios from disk or zeroes. */
 static int fill_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct fill_batch *b)
 {
@@ -474,7 +491,7 @@ static int fill_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, stru
 			map.pblk = NULL_ADDR;	/* past EOF reads as zero whatever is mapped */
 		} else {
 			map.len = MIN(map.len, eof_blk - pos);
-			ret = f2fs_map_blocks(sbi, fi, &map);
+			ret = map_fill_run(sbi, fi, &b->hint, &map);
 			if (ret)
 				break;
 			if (map.pblk == COMPRESS_ADDR) {
@@ -684,13 +701,17 @@ static int sink_folio(struct f2fs_sb_info *sbi, struct read_sink *sk, struct fol
 	return 0;
 }
 
-/* Grab folios for [off, off+len) and fill the new ones in batches. */
+/*
+ * Grab folios for [off, off+len) and fill the new ones in batches. hint:
+ * a mapping the caller made already (or NULL).
+ */
 static ssize_t read_folios(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
-			   struct read_sink *sk, size_t len, uint64_t off)
+			   struct read_sink *sk, size_t len, uint64_t off,
+			   const struct f2fs_map_blocks *hint)
 {
 	bool compressed = f2fs_is_compressed(fi);
 	unsigned int order = compressed ? fi->log_cluster_size : data_folio_order(fi);
-	struct fill_batch b = { .nr = 0 };
+	struct fill_batch b = { .nr = 0, .hint = hint ? *hint : (struct f2fs_map_blocks){ 0 } };
 	struct folio *held[MAX_BATCH_FOLIOS];
 	unsigned int nheld = 0;
 	uint64_t pos = off, end = off + len;
@@ -766,7 +787,7 @@ ssize_t f2fs_file_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, voi
 		return -ENOKEY;
 	struct read_sink sk = { .buf = buf };
 	ssize_t ret = f2fs_is_inline_data(fi) ? read_inline(sbi, fi, buf, len, off)
-					      : read_folios(sbi, fi, &sk, len, off);
+					      : read_folios(sbi, fi, &sk, len, off, NULL);
 
 	if (ret > 0)
 		atomic_fetch_add(&sbi->ctr->read_bytes, ret);
@@ -829,20 +850,34 @@ static void put_read_folios(struct f2fs_sb_info *sbi, struct folio **keep, unsig
 #define ZERO_REGION	(1u << 20)
 static const uint8_t zero_region[ZERO_REGION];
 
+/*
+ * The check maps from where the read's first folio will start (folios are
+ * aligned to their order) to the end of its last one. When the read is not
+ * a hole, that first mapping is the one the fill needs: *first keeps it,
+ * so the fill makes no second map call for it.
+ */
 static bool read_is_hole(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t off,
-			 size_t len)
+			 size_t len, struct f2fs_map_blocks *first)
 {
+	uint64_t span = 1ull << data_folio_order(fi);
 	uint64_t blk = off >> F2FS_BLKSIZE_BITS;
 	uint64_t end = DIV_ROUND_UP(off + len, F2FS_BLKSIZE);
+	uint64_t lim = (end + span - 1) & ~(span - 1);
+	uint64_t pos = blk & ~(span - 1);
 
+	first->len = 0;
 	if (f2fs_is_compressed(fi) || folio_owner_cached(sbi, MAP_DATA, fi->ino))
 		return false;
-	while (blk < end) {
-		struct f2fs_map_blocks map = { .lblk = blk, .len = end - blk };
+	while (pos < end) {
+		struct f2fs_map_blocks map = { .lblk = pos, .len = lim - pos };
 
-		if (f2fs_map_blocks(sbi, fi, &map) || (map.pblk != NULL_ADDR && map.pblk != NEW_ADDR))
+		if (f2fs_map_blocks(sbi, fi, &map))
 			return false;
-		blk += map.len ? map.len : 1;
+		if (!first->len)
+			*first = map;
+		if (map.pblk != NULL_ADDR && map.pblk != NEW_ADDR && pos + map.len > blk)
+			return false;
+		pos += map.len ? map.len : 1;
 	}
 	return true;
 }
@@ -878,6 +913,7 @@ ssize_t f2fs_file_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	struct iovec iov[MAX_BATCH_FOLIOS];
 	struct folio *keep[MAX_BATCH_FOLIOS];
 	struct read_sink sk = { .iov = iov, .keep = keep };
+	struct f2fs_map_blocks first;
 	ssize_t ret;
 
 	uint64_t size = fi->atomic ? fi->atomic_size : fi->size;
@@ -889,12 +925,12 @@ ssize_t f2fs_file_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		return -ENOKEY;
 	if (!f2fs_is_inline_data(fi)) {
 		atomic_fetch_add(&sbi->ctr->read_calls, 1);
-		if (read_is_hole(sbi, fi, off, len)) {
+		if (read_is_hole(sbi, fi, off, len, &first)) {
 			ret = reply_zeroes(sbi, len, cb, arg);
 			if (ret != -E2BIG)
 				return ret;
 		}
-		ret = read_folios(sbi, fi, &sk, len, off);
+		ret = read_folios(sbi, fi, &sk, len, off, &first);
 		if (ret >= 0) {
 			atomic_fetch_add(&sbi->ctr->read_bytes, ret);
 			if (cb(arg, iov, sk.nkeep))

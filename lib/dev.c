@@ -557,6 +557,8 @@ int f2fs_dev_discard(struct f2fs_dev *dev, block_t blk, uint64_t nr)
 	if (dev->read_only || !dev->ops->discard)
 		return 0;
 	atomic_fetch_add(&dev->st.discards, 1);
+	if (dev->discard_hook)
+		dev->discard_hook(dev->discard_hook_arg, blk, nr);
 	/* advisory: a device that cannot discard loses nothing */
 	dev->ops->discard(dev, off, len);
 	return 0;

@@ -112,6 +112,8 @@ struct f2fs_dev {
 	uint64_t nr_writes, cut_at;
 	bool cut, tear;
 	pthread_mutex_t pc_lock;
+	uf2fs_discard_hook_t discard_hook;	/* tests: see uf2fs_test_discard_hook */
+	void *discard_hook_arg;
 };
 
 struct pending_write {
@@ -383,6 +385,9 @@ struct f2fs_sm_info {
 	uint8_t *dirty_sit;		/* SIT entry changed since the last checkpoint */
 	uint8_t *prefree;		/* emptied since the last checkpoint: not reusable yet */
 	uint8_t *discard_pending;	/* free, not yet discarded (discards are deferred) */
+	uint8_t *discard_inflight;	/* chosen for a discard being sent: not allocatable */
+	unsigned int nr_discarding;	/* bits set in discard_inflight */
+	pthread_cond_t discard_done;	/* an in-flight batch ended (with lock) */
 	unsigned int alloc_hint;	/* where the next free-segment search starts */
 	unsigned int nr_free;		/* empty, not prefree, not current: writable now */
 	uint64_t valid_blocks;		/* main-area blocks in use (CP valid_block_count) */
@@ -413,8 +418,8 @@ int f2fs_move_all_cursegs(struct f2fs_sb_info *sbi);
 int f2fs_flush_sit(struct f2fs_sb_info *sbi);
 int f2fs_write_curseg_ssa(struct f2fs_sb_info *sbi);
 void f2fs_clear_prefree(struct f2fs_sb_info *sbi);
-/* Discard free segments still pending, at most max_segs of them (0: all). */
-void f2fs_issue_discards(struct f2fs_sb_info *sbi, unsigned int max_segs);
+/* Discard free segments still pending, at most max_segs of them (0: all); returns how many. */
+unsigned int f2fs_issue_discards(struct f2fs_sb_info *sbi, unsigned int max_segs);
 unsigned int f2fs_count_free_segments(struct f2fs_sb_info *sbi);
 /* Kernel's f2fs_need_SSR: free segments are low, new segments come from holes. */
 bool f2fs_need_ssr(struct f2fs_sb_info *sbi);
@@ -964,6 +969,7 @@ struct uf2fs_counters {
 	atomic_uint_fast64_t through_blocks;	/* data written through, no folio */
 	atomic_uint_fast64_t ssr_segments, ssr_blocks;	/* SSR segment changes, blocks */
 	atomic_uint_fast64_t lfs_segments;		/* clean segments opened */
+	atomic_uint_fast64_t discard_waits;	/* allocations that waited out a discard */
 };
 
 #endif /* UF2FS_F2FS_H */

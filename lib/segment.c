@@ -291,6 +291,7 @@ int f2fs_build_segment_manager(struct f2fs_sb_info *sbi)
 	int ret;
 
 	pthread_mutex_init(&sm->lock, NULL);
+	pthread_cond_init(&sm->discard_done, NULL);
 	sm->sit_blkaddr = le32(sbi->raw_super.sit_blkaddr);
 	sm->sit_blocks = (le32(sbi->raw_super.segment_count_sit) / 2) << sbi->log_blocks_per_seg;
 	sm->sit_bitmap_size = le32(sbi->ckpt->sit_ver_bitmap_bytesize);
@@ -302,7 +303,9 @@ int f2fs_build_segment_manager(struct f2fs_sb_info *sbi)
 	sm->dirty_sit = calloc(DIV_ROUND_UP(sbi->main_segs, 8), 1);
 	sm->prefree = calloc(DIV_ROUND_UP(sbi->main_segs, 8), 1);
 	sm->discard_pending = calloc(DIV_ROUND_UP(sbi->main_segs, 8), 1);
-	if (!sm->sentries || !sm->dirty_sit || !sm->prefree || !sm->discard_pending)
+	sm->discard_inflight = calloc(DIV_ROUND_UP(sbi->main_segs, 8), 1);
+	if (!sm->sentries || !sm->dirty_sit || !sm->prefree || !sm->discard_pending ||
+	    !sm->discard_inflight)
 		return -ENOMEM;
 	sm->valid_blocks = le64(sbi->ckpt->valid_block_count);
 	sm->user_blocks = le64(sbi->ckpt->user_block_count);
@@ -331,8 +334,9 @@ void f2fs_destroy_segment_manager(struct f2fs_sb_info *sbi)
 	free(sm->dirty_sit);
 	free(sm->prefree);
 	free(sm->discard_pending);
+	free(sm->discard_inflight);
 	sm->sentries = NULL;
-	sm->dirty_sit = sm->prefree = sm->discard_pending = NULL;
+	sm->dirty_sit = sm->prefree = sm->discard_pending = sm->discard_inflight = NULL;
 }
 
 /// Allocation (write side) ///
@@ -461,7 +465,9 @@ static void check_ssr_slots(struct f2fs_sb_info *sbi)
 /*
  * A segment can take new blocks only when it held nothing at the last
  * checkpoint either: "prefree" segments emptied since then still back the
- * old checkpoint's view and wait for the next one.
+ * old checkpoint's view and wait for the next one. A segment whose discard
+ * is being sent is free but must not be written until the discard is done
+ * (see f2fs_issue_discards): -EINPROGRESS when only such segments are left.
  */
 static int find_free_segment(struct f2fs_sb_info *sbi, unsigned int *out)
 {
@@ -472,14 +478,14 @@ static int find_free_segment(struct f2fs_sb_info *sbi, unsigned int *out)
 		struct seg_entry *se = &sm->sentries[s];
 
 		if (se->valid_blocks || se->ckpt_valid_blocks || is_curseg(sm, s) ||
-		    bit_test(sm->prefree, s))
+		    bit_test(sm->prefree, s) || bit_test(sm->discard_inflight, s))
 			continue;
 		sm->alloc_hint = s + 1;
 		bit_clear(sm->discard_pending, s);	/* about to be overwritten anyway */
 		*out = s;
 		return 0;
 	}
-	return -ENOSPC;
+	return sm->nr_discarding ? -EINPROGRESS : -ENOSPC;
 }
 
 /*
@@ -686,15 +692,39 @@ static int new_curseg(struct f2fs_sb_info *sbi, int type, bool force_lfs)
 		return ret;
 	if (!force_lfs && need_ssr_locked(sbi) && get_ssr_segment(sbi, type, &segno)) {
 		ret = change_curseg(sbi, type, segno);
-	} else if (!find_free_segment(sbi, &segno)) {
-		open_clean_segment(sbi, type, segno);
-	} else if (!f2fs_lfs_mode(sbi) && get_ssr_segment(sbi, type, &segno)) {
-		ret = change_curseg(sbi, type, segno);
 	} else {
-		return -ENOSPC;
+		ret = find_free_segment(sbi, &segno);
+		if (!ret)
+			open_clean_segment(sbi, type, segno);
+		else if (ret == -EINPROGRESS)
+			return ret;	/* clean ones are due back: no need to fill holes */
+		else if (!f2fs_lfs_mode(sbi) && get_ssr_segment(sbi, type, &segno))
+			ret = change_curseg(sbi, type, segno);
+		else
+			return -ENOSPC;
 	}
 	if (!ret)
 		leave_curseg(sbi, old);
+	return ret;
+}
+
+/*
+ * new_curseg, but when only segments whose discard is in flight are free,
+ * wait for the discard to end. The wait drops sm->lock: another thread may
+ * move the log meanwhile, and then this one has nothing left to do.
+ */
+static int new_curseg_wait(struct f2fs_sb_info *sbi, int type, bool force_lfs)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	unsigned int old = sm->curseg[type].segno;
+	int ret;
+
+	while ((ret = new_curseg(sbi, type, force_lfs)) == -EINPROGRESS) {
+		atomic_fetch_add(&sbi->ctr->discard_waits, 1);
+		pthread_cond_wait(&sm->discard_done, &sm->lock);
+		if (sm->curseg[type].segno != old)
+			return 0;
+	}
 	return ret;
 }
 
@@ -719,8 +749,8 @@ int f2fs_allocate_block_next(struct f2fs_sb_info *sbi, int type, const struct f2
 	int ret = 0;
 
 	pthread_mutex_lock(&sm->lock);
-	if (cs->next_blkoff >= sbi->blocks_per_seg) {
-		ret = new_curseg(sbi, type, false);
+	while (cs->next_blkoff >= sbi->blocks_per_seg) {
+		ret = new_curseg_wait(sbi, type, false);
 		if (ret)
 			goto out;
 	}
@@ -766,8 +796,8 @@ int f2fs_fix_full_cursegs(struct f2fs_sb_info *sbi)
 
 	pthread_mutex_lock(&sm->lock);
 	for (int i = 0; i < NR_CURSEG_TYPE && !ret; i++)
-		if (sm->curseg[i].next_blkoff >= sbi->blocks_per_seg)
-			ret = new_curseg(sbi, i, false);
+		while (!ret && sm->curseg[i].next_blkoff >= sbi->blocks_per_seg)
+			ret = new_curseg_wait(sbi, i, false);
 	pthread_mutex_unlock(&sm->lock);
 	if (ret)
 		return f2fs_error(sbi, -ret, "checkpoint: no segment left for a full log");
@@ -883,32 +913,86 @@ static bool discardable(struct f2fs_sm_info *sm, unsigned int s)
 	       !is_curseg(sm, s) && !bit_test(sm->prefree, s);
 }
 
+#define DISCARD_BATCH	64	/* segments per hold of sm->lock: 128 MiB of 2 MiB ones */
+
 /*
- * Runs of neighbours go as one request. The segment lock is held across the
- * requests: a segment must not be allocated and written between the choice
- * and its discard. max_segs bounds how long allocation can wait.
+ * Choose up to max segments to discard, from *from on, and mark them in
+ * flight. A pending segment that is in use again needs no discard.
  */
-void f2fs_issue_discards(struct f2fs_sb_info *sbi, unsigned int max_segs)
+static unsigned int pick_discards(struct f2fs_sb_info *sbi, unsigned int *from,
+				  unsigned int *batch, unsigned int max)
 {
 	struct f2fs_sm_info *sm = &sbi->sm;
-	unsigned int done = 0;
+	unsigned int s, n = 0;
 
 	pthread_mutex_lock(&sm->lock);
-	for (unsigned int s = 0; s < sbi->main_segs && (!max_segs || done < max_segs);) {
-		unsigned int e = s;
+	for (s = *from; s < sbi->main_segs && n < max; s++) {
+		bool wanted = discardable(sm, s);
 
-		while (e < sbi->main_segs && discardable(sm, e) && (!max_segs || done < max_segs)) {
-			bit_clear(sm->discard_pending, e++);
-			done++;
+		bit_clear(sm->discard_pending, s);
+		if (wanted) {
+			bit_set(sm->discard_inflight, s);
+			batch[n++] = s;
 		}
-		if (e > s)
-			f2fs_dev_discard(&sbi->dev, sbi->main_blkaddr + s * sbi->blocks_per_seg,
-					 (uint64_t)(e - s) * sbi->blocks_per_seg);
-		else
-			bit_clear(sm->discard_pending, s);	/* in use again: nothing to do */
-		s = e > s ? e : s + 1;
 	}
+	sm->nr_discarding += n;
 	pthread_mutex_unlock(&sm->lock);
+	*from = s;
+	return n;
+}
+
+/* Runs of neighbours (the batch is in segment order) go as one request. */
+static void send_discards(struct f2fs_sb_info *sbi, const unsigned int *batch, unsigned int n)
+{
+	for (unsigned int i = 0, e; i < n; i = e) {
+		for (e = i + 1; e < n && batch[e] == batch[e - 1] + 1; e++)
+			;
+		f2fs_dev_discard(&sbi->dev, seg_start(sbi, batch[i]),
+				 (uint64_t)(e - i) * sbi->blocks_per_seg);
+	}
+}
+
+static void end_discards(struct f2fs_sb_info *sbi, const unsigned int *batch, unsigned int n)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+
+	pthread_mutex_lock(&sm->lock);
+	for (unsigned int i = 0; i < n; i++)
+		bit_clear(sm->discard_inflight, batch[i]);
+	sm->nr_discarding -= n;
+	pthread_cond_broadcast(&sm->discard_done);
+	pthread_mutex_unlock(&sm->lock);
+}
+
+/*
+ * The discard requests go out without sm->lock, so writers keep allocating
+ * while a slow PUNCH_HOLE or BLKDISCARD runs. The danger is a segment
+ * chosen here that is allocated and written before its discard lands: the
+ * discard would destroy the new data, and no check after the request can
+ * undo that. So the exclusion comes first: under the lock a batch moves
+ * from discard_pending to discard_inflight, and find_free_segment skips
+ * in-flight segments until the batch ends (an allocation that finds only
+ * those waits for it). That covers every way a free segment gets blocks:
+ * SSR and GC victims are segments with valid blocks, never free ones, and
+ * recovery's f2fs_claim_block runs before any discard is pending. Each
+ * caller clears only its own batch, so two callers cannot free each
+ * other's segments early.
+ */
+unsigned int f2fs_issue_discards(struct f2fs_sb_info *sbi, unsigned int max_segs)
+{
+	unsigned int batch[DISCARD_BATCH], from = 0, done = 0;
+
+	while (from < sbi->main_segs && (!max_segs || done < max_segs)) {
+		unsigned int want = max_segs ? MIN(DISCARD_BATCH, max_segs - done) : DISCARD_BATCH;
+		unsigned int n = pick_discards(sbi, &from, batch, want);
+
+		if (!n)
+			break;
+		send_discards(sbi, batch, n);
+		end_discards(sbi, batch, n);
+		done += n;
+	}
+	return done;
 }
 
 /// Flushing the SIT at checkpoint ///
@@ -1108,7 +1192,7 @@ int f2fs_move_all_cursegs(struct f2fs_sb_info *sbi)
 
 	pthread_mutex_lock(&sm->lock);
 	for (int i = 0; i < NR_CURSEG_TYPE && !ret; i++)
-		ret = new_curseg(sbi, i, true);
+		ret = new_curseg_wait(sbi, i, true);
 	sm->nr_free = f2fs_count_free_segments(sbi);
 	pthread_mutex_unlock(&sm->lock);
 	return ret;

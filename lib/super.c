@@ -517,6 +517,19 @@ int uf2fs_test_persisted_image(struct uf2fs *fs, void **image, size_t *len)
 	return f2fs_dev_persisted(&((struct f2fs_sb_info *)fs)->dev, (uint8_t **)image, len);
 }
 
+unsigned int uf2fs_test_issue_discards(struct uf2fs *fs, unsigned int max_segs)
+{
+	return f2fs_issue_discards((struct f2fs_sb_info *)fs, max_segs);
+}
+
+void uf2fs_test_discard_hook(struct uf2fs *fs, uf2fs_discard_hook_t fn, void *arg)
+{
+	struct f2fs_dev *dev = &((struct f2fs_sb_info *)fs)->dev;
+
+	dev->discard_hook = fn;
+	dev->discard_hook_arg = arg;
+}
+
 void uf2fs_test_crash(struct uf2fs *fs)
 {
 	struct f2fs_sb_info *sbi = (struct f2fs_sb_info *)fs;

@@ -305,6 +305,14 @@ int uf2fs_test_persisted_image(struct uf2fs *fs, void **image, size_t *len);
 void uf2fs_test_crash(struct uf2fs *fs);
 /* Disk address file block lblk maps to now (0 for a hole, NEW_ADDR if reserved). */
 int uf2fs_test_block_addr(struct uf2fs *fs, uint32_t ino, uint64_t lblk, uint32_t *addr);
+/* Discard pending freed segments now, at most max_segs (0: all); returns how many. */
+unsigned int uf2fs_test_issue_discards(struct uf2fs *fs, unsigned int max_segs);
+/*
+ * Called before each device discard (blocks blk .. blk + nr - 1), on the
+ * thread that issues it; NULL removes it. Set it while nothing runs on fs.
+ */
+typedef void (*uf2fs_discard_hook_t)(void *arg, uint32_t blk, uint64_t nr);
+void uf2fs_test_discard_hook(struct uf2fs *fs, uf2fs_discard_hook_t fn, void *arg);
 
 /* Private ioctl on the mount's root: the stats text. */
 #define UF2FS_IOC_STATS_SIZE	16000

@@ -2,7 +2,8 @@
 /*
  * Cache and space policies that change no bytes but must keep every byte:
  * drop-behind (dontcache) of data folios after reads and after writeback,
- * and discards deferred from the checkpoint to idle time or unmount.
+ * and discards deferred from the checkpoint to idle time or unmount, sent
+ * while writers keep allocating.
  *
  * Each scenario checks the data (through the model of test_rw_common.h),
  * the counters of `uf2fs stats` that show the policy acted, and ends with
@@ -10,7 +11,9 @@
  */
 #include "test_rw_common.h"
 
+#include <pthread.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define MIB (1u << 20)
 
@@ -414,6 +417,86 @@ static void t_hole_reads(void **state)
 	model_free(&m);
 }
 
+/* A fresh image of mb MiB, mounted read-write, with its model. */
+static struct uf2fs *scenario_begin(const char *name, char *img, unsigned int mb,
+				    struct model *m)
+{
+	snprintf(rw_context, sizeof(rw_context), "%s", name);
+	rw_img_path(img, PATH_MAX, name);
+	rw_mkfs(img, mb, RW_FEATURES_DEFAULT);
+	model_init(m);
+	return mount_with(img, false, -1, 0);
+}
+
+/* Verify, unmount, fsck, and verify again after a read-only remount. */
+static void scenario_end(struct uf2fs *fs, const char *img, struct model *m)
+{
+	RW_VERIFY(fs, m, "before unmount");
+	rw_unmount(fs);
+	RW_FSCK(img);
+	fs = mount_with(img, true, -1, 0);
+	RW_VERIFY(fs, m, "remount");
+	rw_unmount(fs);
+	model_free(m);
+}
+
+/* Read len bytes at off of a file with uf2fs_read_iov (the FUSE path) and compare. */
+static void read_iov_expect(struct uf2fs *fs, struct model *m, const char *name, uint32_t ino,
+			    uint64_t off, size_t len)
+{
+	struct mnode *n = model_get(m, name);
+	struct cmp c = { .want = n->data + off };
+	ssize_t r = uf2fs_read_iov(fs, ino, len, off, cmp_emit, &c);
+
+	if (r != (ssize_t)len)
+		RW_FAIL("read_iov(%s, %zu at %" PRIu64 ") = %zd", name, len, off, r);
+	if (c.bad)
+		RW_FAIL("read_iov(%s, %zu at %" PRIu64 "): wrong bytes", name, len, off);
+}
+
+/*
+ * A read of an uncached file maps its first run once: the hole check's
+ * mapping fills the folios too. Whole 1 MiB folios under drop-behind leave
+ * nothing cached, so each read of one pays that check; two map calls each
+ * (16) would mean the fill mapped again. The hole check maps from the folio's
+ * start: a read in a hole after data, and one from data into a hole, in
+ * one folio, still read right.
+ */
+static void t_read_maps_once(void **state)
+{
+	char img[PATH_MAX];
+	struct model m;
+	struct uf2fs *fs;
+	uint32_t seq, mixed;
+	uint64_t maps;
+
+	fs = scenario_begin("read_maps_once", img, 256, &m);
+	rw_create(fs, &m, "seq", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(fs, &m, "seq", 0, 8 * MIB, 30);
+	rw_create(fs, &m, "mixed", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(fs, &m, "mixed", 0, 6000, 31);
+	rw_truncate(fs, &m, "mixed", 3 * MIB);
+	rw_write_pat(fs, &m, "mixed", 2 * MIB + 100, 5000, 32);
+	rw_unmount(fs);
+	fs = mount_with(img, true, 1, 0);
+	seq = rw_ino(fs, "seq");	/* a lookup maps the directory's blocks: not counted */
+	mixed = rw_ino(fs, "mixed");
+	maps = stat_after(fs, "map calls", "(");
+	for (uint64_t off = 0; off < 8 * MIB; off += MIB)
+		read_iov_expect(fs, &m, "seq", seq, off, MIB);
+	maps = stat_after(fs, "map calls", "(") - maps;
+	if (maps > 8 + 2)	/* one a read, and one where a run may break in a folio */
+		RW_FAIL("%" PRIu64 " map calls for 8 reads of uncached folios", maps);
+	read_iov_expect(fs, &m, "mixed", mixed, MIB / 2, 8192);
+	if (stat_after(fs, "hole blocks", "(zero") != 2)
+		RW_FAIL("a read in a hole after data in its folio was not answered as a hole");
+	read_iov_expect(fs, &m, "mixed", mixed, 2 * MIB, 8192);
+	read_iov_expect(fs, &m, "mixed", mixed, 0, 3 * MIB);
+	rw_unmount(fs);
+	RW_FSCK(img);
+	model_free(&m);
+}
+
 static uint64_t image_mib(const char *img)
 {
 	struct stat st;
@@ -466,6 +549,265 @@ static void t_discard_deferred(void **state)
 	model_free(&m);
 }
 
+/*
+ * A discard held in flight by the device hook (its segments are chosen,
+ * the request is not sent yet) while the main thread writes. Only a broken
+ * build waits out RACE_WAIT_S: the hook lets go as soon as what it waits
+ * for has happened.
+ */
+#define RACE_WAIT_S	30
+
+struct discard_race {
+	struct uf2fs *fs;
+	unsigned int max_segs;
+	bool (*until)(struct discard_race *r);	/* the hook holds its discard until this */
+	const char *stuck;			/* the failure when it never comes */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool started;			/* the first discard reached the hook */
+	bool finished;			/* the discarding thread is done */
+	bool written;			/* set by the writer: ino, nblocks are final */
+	uint32_t ino;
+	uint64_t nblocks;
+	unsigned int issued;		/* segments the thread discarded */
+	char err[256];			/* found off the main thread; the main thread fails */
+};
+
+static void race_init(struct discard_race *r, struct uf2fs *fs, unsigned int max_segs,
+		      bool (*until)(struct discard_race *r), const char *stuck)
+{
+	memset(r, 0, sizeof(*r));
+	r->fs = fs;
+	r->max_segs = max_segs;
+	r->until = until;
+	r->stuck = stuck;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+}
+
+/* With r->lock held: wait (polling every 10 ms) until pred, or time out. */
+static bool race_wait(struct discard_race *r, bool (*pred)(struct discard_race *r))
+{
+	struct timespec now, end;
+
+	clock_gettime(CLOCK_REALTIME, &end);
+	end.tv_sec += RACE_WAIT_S;
+	while (!pred(r)) {
+		struct timespec tick;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		if (now.tv_sec > end.tv_sec ||
+		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			return false;
+		tick = now;
+		tick.tv_nsec += 10 * 1000 * 1000;
+		if (tick.tv_nsec >= 1000000000L) {
+			tick.tv_sec++;
+			tick.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&r->cond, &r->lock, &tick);
+	}
+	return true;
+}
+
+static bool race_started(struct discard_race *r)
+{
+	return r->started || r->finished;
+}
+
+static bool race_written(struct discard_race *r)
+{
+	return r->written;
+}
+
+/* The counter of `uf2fs stats`, without cmocka: this runs off the main thread. */
+static bool race_alloc_waited(struct discard_race *r)
+{
+	char buf[16384];
+	const char *p;
+
+	uf2fs_format_stats(r->fs, buf, sizeof(buf));
+	p = strstr(buf, "allocation waits");
+	if (!p)
+		return false;
+	while (p > buf && (p[-1] == ' ' || (p[-1] >= '0' && p[-1] <= '9')))
+		p--;
+	return strtoull(p, NULL, 10) > 0;
+}
+
+/* None of the writer's blocks may lie in the range about to be discarded. */
+static void race_check_blocks(struct discard_race *r, uint32_t blk, uint64_t nr)
+{
+	for (uint64_t b = 0; b < r->nblocks; b++) {
+		uint32_t addr;
+
+		if (uf2fs_test_block_addr(r->fs, r->ino, b, &addr) == 0 && addr >= blk &&
+		    addr < blk + nr) {
+			snprintf(r->err, sizeof(r->err), "file block %" PRIu64 " was written to "
+				 "%u, in the discard of %u+%" PRIu64 " still to come", b, addr,
+				 blk, nr);
+			return;
+		}
+	}
+}
+
+static void race_hook(void *arg, uint32_t blk, uint64_t nr)
+{
+	struct discard_race *r = arg;
+	bool held;
+
+	pthread_mutex_lock(&r->lock);
+	if (r->started) {
+		pthread_mutex_unlock(&r->lock);
+		return;
+	}
+	r->started = true;
+	pthread_cond_broadcast(&r->cond);
+	held = race_wait(r, r->until);
+	pthread_mutex_unlock(&r->lock);
+	if (!held)
+		snprintf(r->err, sizeof(r->err), "%s", r->stuck);
+	else if (r->written)
+		race_check_blocks(r, blk, nr);
+}
+
+static void *race_discarder(void *arg)
+{
+	struct discard_race *r = arg;
+	unsigned int n = uf2fs_test_issue_discards(r->fs, r->max_segs);
+
+	pthread_mutex_lock(&r->lock);
+	r->issued = n;
+	r->finished = true;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+static bool race_finished(struct discard_race *r)
+{
+	bool done;
+
+	pthread_mutex_lock(&r->lock);
+	done = r->finished;
+	pthread_mutex_unlock(&r->lock);
+	return done;
+}
+
+static void race_start(struct discard_race *r, pthread_t *th)
+{
+	bool started;
+
+	uf2fs_test_discard_hook(r->fs, race_hook, r);
+	if (pthread_create(th, NULL, race_discarder, r))
+		RW_FAIL("pthread_create");
+	pthread_mutex_lock(&r->lock);
+	started = race_wait(r, race_started) && r->started;
+	pthread_mutex_unlock(&r->lock);
+	if (!started)
+		RW_FAIL("no discard was sent: nothing pending?");
+}
+
+static void race_end(struct discard_race *r, pthread_t th)
+{
+	pthread_join(th, NULL);
+	uf2fs_test_discard_hook(r->fs, NULL, NULL);
+	pthread_cond_destroy(&r->cond);
+	pthread_mutex_destroy(&r->lock);
+	if (r->err[0])
+		RW_FAIL("%s", r->err);
+}
+
+/* Delete a file, and checkpoint twice so that its segments await their discard. */
+static void delete_for_discard(struct uf2fs *fs, struct model *m, const char *name)
+{
+	RW_OK(uf2fs_unlink(fs, uf2fs_root_ino(fs), name, strlen(name)));
+	model_del(m, name);
+	RW_OK(uf2fs_sync(fs));
+	RW_OK(uf2fs_sync(fs));
+}
+
+/*
+ * Writers allocate while a discard is in flight, and never into its
+ * segments. The freed segments of "a" are the lowest free ones, where a
+ * fresh mount allocates first: without the exclusion the writer's blocks
+ * would land in the batch held by the hook and the discard would wipe
+ * them. With the segment lock held across the discard, the writer could
+ * not allocate at all until the hook gave up.
+ */
+static void t_discard_races_writer(void **state)
+{
+	const size_t size = 8 * MIB;
+	struct discard_race r;
+	char img[PATH_MAX];
+	struct model m;
+	struct uf2fs *fs;
+	pthread_t th;
+	uint32_t ino;
+
+	fs = scenario_begin("discard_races_writer", img, 256, &m);
+	rw_create(fs, &m, "keep", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(fs, &m, "keep", 0, MIB, 5);
+	rw_create(fs, &m, "a", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(fs, &m, "a", 0, 48 * MIB, 6);
+	rw_unmount(fs);
+	fs = mount_with(img, false, -1, 0);
+	delete_for_discard(fs, &m, "a");
+	race_init(&r, fs, 4, race_written,
+		  "the writer could not allocate while a discard was in flight");
+	race_start(&r, &th);
+	ino = rw_create(fs, &m, "b", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(fs, &m, "b", 0, size, 7);
+	RW_OK(uf2fs_fsync(fs, ino, false));
+	pthread_mutex_lock(&r.lock);
+	r.ino = ino;
+	r.nblocks = size / 4096;
+	r.written = true;
+	pthread_cond_broadcast(&r.cond);
+	pthread_mutex_unlock(&r.lock);
+	race_end(&r, th);
+	if (r.issued != 4)
+		RW_FAIL("%u segments discarded, asked for 4", r.issued);
+	scenario_end(fs, img, &m);
+}
+
+/*
+ * When every free segment is in the batch being discarded, an allocation
+ * waits for the batch to end: no ENOSPC, no data in a segment still to be
+ * discarded. Three rounds of write and delete leave every free segment of
+ * the small image pending, and a batch holds them all.
+ */
+static void t_discard_alloc_waits(void **state)
+{
+	struct discard_race r;
+	char img[PATH_MAX];
+	struct model m;
+	struct uf2fs *fs;
+	pthread_t th;
+	uint32_t ino;
+	int i;
+
+	fs = scenario_begin("discard_alloc_waits", img, 128, &m);
+	for (i = 0; i < 3; i++) {
+		rw_create(fs, &m, "x", S_IFREG | 0644, 0, NULL);
+		rw_write_pat(fs, &m, "x", 0, 40 * MIB, 10 + i);
+		RW_OK(uf2fs_sync(fs));
+		delete_for_discard(fs, &m, "x");
+	}
+	race_init(&r, fs, 0, race_alloc_waited,
+		  "no allocation waited for the discard of the last free segments");
+	race_start(&r, &th);
+	ino = rw_create(fs, &m, "b", S_IFREG | 0644, 0, NULL);
+	for (i = 0; i < 8 && !race_finished(&r); i++) {
+		rw_write_pat(fs, &m, "b", (uint64_t)i * 2 * MIB, 2 * MIB, 20 + i);
+		RW_OK(uf2fs_fsync(fs, ino, false));
+	}
+	race_end(&r, th);
+	if (!stat_after(fs, "flushes", "allocation waits"))
+		RW_FAIL("no allocation waited for the discard");
+	scenario_end(fs, img, &m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -475,7 +817,10 @@ int main(void)
 		cmocka_unit_test(t_writebehind_unaligned),
 		cmocka_unit_test(t_write_through),
 		cmocka_unit_test(t_hole_reads),
+		cmocka_unit_test(t_read_maps_once),
 		cmocka_unit_test(t_discard_deferred),
+		cmocka_unit_test(t_discard_races_writer),
+		cmocka_unit_test(t_discard_alloc_waits),
 	};
 	int failures;
 
