@@ -220,7 +220,7 @@ static bool block_dirty(struct folio *f, unsigned int i)
  * at it, release the old block, keep the extent cache and i_ext true.
  */
 static int write_one_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
-			   struct dnode_of_data *dn, uint64_t lblk, void *buf, struct wb_run *r)
+			   struct dnode_of_data *dn, uint64_t lblk, block_t *newblk)
 {
 	uint32_t *addrs = (uint32_t *)dn->addrs;
 	block_t old = addrs[dn->ofs], blk;
@@ -253,7 +253,8 @@ static int write_one_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	if (f2fs_extent_invalidate(fi, lblk, 1))
 		f2fs_mark_inode_dirty(sbi, fi);
 	f2fs_extent_insert(fi, lblk, blk, 1);
-	return wb_add(sbi, r, buf, blk);
+	*newblk = blk;
+	return 0;
 }
 
 /* Zero what lies past EOF in the last block, as the kernel does before writing it. */
@@ -372,7 +373,33 @@ struct wb_ctx {
 	uint64_t dn_start;
 	bool ipu;
 	uint64_t ipu_blocks;
+	/* write-through: runs kept for after the writepages lock (wb_ctx_submit) */
+	bool defer;
+	struct wb_run *runs;
+	unsigned int nruns;
 };
+
+/* Gather a block: into the run being built, or, deferred, into the list of runs. */
+static int wb_queue(struct f2fs_sb_info *sbi, struct wb_ctx *c, void *buf, block_t blk)
+{
+	struct wb_run *r;
+
+	if (!c->defer)
+		return wb_add(sbi, &c->r, buf, blk);
+	r = c->nruns ? &c->runs[c->nruns - 1] : NULL;
+	if (!r || r->cnt == MAX_WB_IOV || blk != r->start + r->cnt) {
+		r = realloc(c->runs, (c->nruns + 1) * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		c->runs = r;
+		r = &c->runs[c->nruns++];
+		r->cnt = 0;
+		r->start = blk;
+	}
+	r->iov[r->cnt].iov_base = buf;
+	r->iov[r->cnt++].iov_len = F2FS_BLKSIZE;
+	return 0;
+}
 
 static bool write_in_place(struct f2fs_sb_info *sbi, block_t old);
 
@@ -398,9 +425,10 @@ static int wb_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct
 	old = cur.addrs[cur.ofs];
 	if (c->ipu && write_in_place(sbi, old)) {
 		c->ipu_blocks++;
-		return wb_add(sbi, &c->r, buf, old);
+		return wb_queue(sbi, c, buf, old);
 	}
-	return write_one_block(sbi, fi, &cur, lblk, buf, &c->r);
+	ret = write_one_block(sbi, fi, &cur, lblk, &old);
+	return ret ? ret : wb_queue(sbi, c, buf, old);
 }
 
 /* Send what is gathered and release the dnode; the writepages lock is still held. */
@@ -745,12 +773,23 @@ ssize_t f2fs_write_through(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	if (!c)
 		return -ENOMEM;
 	c->ipu = !must_update_outplace(sbi, fi, 0) && may_update_inplace(sbi, fi, false);
+	/*
+	 * The writepages lock keeps this request's new blocks consecutive; the
+	 * data need not go out under it, so that writers of other files do
+	 * not queue behind this one's I/O (seed 004's O_SYNC writers). Nothing
+	 * can read or move these blocks before it lands: readers and fsync
+	 * of this file wait on its lock, GC and checkpoints on cp_rwsem.
+	 */
+	c->defer = true;
 	pthread_mutex_lock(&sbi->writepages);
 	for (uint64_t i = 0; i < nr && !ret; i++)
 		ret = wb_block(sbi, fi, c, first + i,
 			       (uint8_t *)buf + (i << F2FS_BLKSIZE_BITS));
 	ret = wb_ctx_finish(sbi, c, ret);
 	pthread_mutex_unlock(&sbi->writepages);
+	for (unsigned int i = 0; i < c->nruns && !ret; i++)
+		ret = wb_flush(sbi, &c->runs[i]);
+	free(c->runs);
 	free(c);
 	if (ret)
 		return ret;
