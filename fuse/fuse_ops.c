@@ -102,7 +102,10 @@ static void fuse_want(struct fuse_conn_info *conn, unsigned int cap)
  * - AUTO_INVAL_DATA: nothing changes the image behind the kernel, so checking
  *   mtime on every cached read would only cost GETATTRs.
  * - SPLICE_*: reads are answered from a plain buffer (fuse_reply_buf); splice
- *   only pays with fd-backed replies (fuse_reply_data). To measure later.
+ *   only pays with fd-backed replies (fuse_reply_data). Spliced WRITE
+ *   payloads would need libfuse 3.14 to grow its pipe to 1 MiB + 4 KiB,
+ *   past pipe-max-size, which takes CAP_SYS_RESOURCE; without it libfuse
+ *   quietly reads instead (so does passthrough_ll, the bench's ceiling).
  * -o options that libfuse parses (async_read, max_readahead=, ...) apply
  * next, so the user can override most of this; the ones above that decide
  * correctness (WRITEBACK_CACHE, HANDLE_KILLPRIV, POSIX_ACL, DONT_MASK) are

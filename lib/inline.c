@@ -41,21 +41,22 @@ int f2fs_convert_inline_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *
 	if (IS_ERR(inode_f))
 		return PTR_ERR(inode_f);
 	area = f2fs_inline_data_addr(fi, folio_node(inode_f));
-	data_f = folio_grab(sbi, MAP_DATA, fi->ino, 0, 0, &created);
-	if (IS_ERR(data_f)) {
-		folio_put(sbi, inode_f);
-		return PTR_ERR(data_f);
-	}
-	if (!created)
-		folio_wait_uptodate(data_f);
-	memset(data_f->data, 0, F2FS_BLKSIZE);
-	memcpy(data_f->data, area, MIN((uint64_t)max, fi->size));
-	if (created)
-		folio_end_fill(sbi, data_f, true);
-	/* only when there is something to keep: an empty file needs no block */
-	if (fi->size)
+	/* only when there is something to keep: an empty file needs no block, nor a folio */
+	if (fi->size) {
+		data_f = folio_grab(sbi, MAP_DATA, fi->ino, 0, 0, &created);
+		if (IS_ERR(data_f)) {
+			folio_put(sbi, inode_f);
+			return PTR_ERR(data_f);
+		}
+		if (!created)
+			folio_wait_uptodate(data_f);
+		memset(data_f->data, 0, F2FS_BLKSIZE);
+		memcpy(data_f->data, area, MIN((uint64_t)max, fi->size));
+		if (created)
+			folio_end_fill(sbi, data_f, true);
 		folio_mark_dirty(sbi, data_f);
-	folio_put(sbi, data_f);
+		folio_put(sbi, data_f);
+	}
 	memset(area, 0, max);
 	fi->i_inline &= ~(F2FS_INLINE_DATA | F2FS_DATA_EXIST);
 	fi->max_order = S_ISREG(fi->mode) ? sbi->opts.max_folio_order : 0;

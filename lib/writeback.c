@@ -217,7 +217,8 @@ static bool block_dirty(struct folio *f, unsigned int i)
 
 /*
  * Give one dirty block its new home: allocate from the log, point the dnode
- * at it, release the old block, keep the extent cache and i_ext true.
+ * at it, release the old block. The caller keeps the extent cache and
+ * i_ext true (wb_note_extent), a run at a time.
  */
 static int write_one_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 			   struct dnode_of_data *dn, uint64_t lblk, block_t *newblk)
@@ -250,9 +251,6 @@ static int write_one_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	}
 	addrs[dn->ofs] = blk;
 	folio_mark_dirty(sbi, dn->folio);
-	if (f2fs_extent_invalidate(fi, lblk, 1))
-		f2fs_mark_inode_dirty(sbi, fi);
-	f2fs_extent_insert(fi, lblk, blk, 1);
 	*newblk = blk;
 	return 0;
 }
@@ -373,11 +371,41 @@ struct wb_ctx {
 	uint64_t dn_start;
 	bool ipu;
 	uint64_t ipu_blocks;
+	/* blocks moved since the extent cache last heard: one run, file and disk order */
+	uint64_t ext_fofs;
+	block_t ext_blk;
+	uint32_t ext_len;
 	/* write-through: runs kept for after the writepages lock (wb_ctx_submit) */
 	bool defer;
 	struct wb_run *runs;
 	unsigned int nruns;
 };
+
+static void wb_flush_extent(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			    struct wb_ctx *c)
+{
+	if (!c->ext_len)
+		return;
+	if (f2fs_extent_invalidate(fi, c->ext_fofs, c->ext_len))
+		f2fs_mark_inode_dirty(sbi, fi);
+	f2fs_extent_insert(fi, c->ext_fofs, c->ext_blk, c->ext_len);
+	c->ext_len = 0;
+}
+
+/* A block moved: grow the pending run, or hand the old one to the extent cache. */
+static void wb_note_extent(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			   struct wb_ctx *c, uint64_t lblk, block_t blk)
+{
+	if (c->ext_len && lblk == c->ext_fofs + c->ext_len && blk == c->ext_blk + c->ext_len &&
+	    c->ext_len < UINT32_MAX) {
+		c->ext_len++;
+		return;
+	}
+	wb_flush_extent(sbi, fi, c);
+	c->ext_fofs = lblk;
+	c->ext_blk = blk;
+	c->ext_len = 1;
+}
 
 /* Gather a block: into the run being built, or, deferred, into the list of runs. */
 static int wb_queue(struct f2fs_sb_info *sbi, struct wb_ctx *c, void *buf, block_t blk)
@@ -428,12 +456,17 @@ static int wb_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct
 		return wb_queue(sbi, c, buf, old);
 	}
 	ret = write_one_block(sbi, fi, &cur, lblk, &old);
-	return ret ? ret : wb_queue(sbi, c, buf, old);
+	if (ret)
+		return ret;
+	wb_note_extent(sbi, fi, c, lblk, old);
+	return wb_queue(sbi, c, buf, old);
 }
 
 /* Send what is gathered and release the dnode; the writepages lock is still held. */
-static int wb_ctx_finish(struct f2fs_sb_info *sbi, struct wb_ctx *c, int ret)
+static int wb_ctx_finish(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct wb_ctx *c,
+			 int ret)
 {
+	wb_flush_extent(sbi, fi, c);
 	if (!ret)
 		ret = wb_flush(sbi, &c->r);
 	atomic_fetch_add(&sbi->ctr->ipu_blocks, c->ipu_blocks);
@@ -515,7 +548,7 @@ int f2fs_writeback_inode_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 			ret = wb_block(sbi, fi, c, lblk, buf);
 		}
 	}
-	ret = wb_ctx_finish(sbi, c, ret);
+	ret = wb_ctx_finish(sbi, fi, c, ret);
 	pthread_mutex_unlock(&sbi->writepages);
 	for (size_t i = 0; i < n; i++) {
 		bool drop = !ret && sbi->opts.dontcache > 0 && folio_fully_dirty(v[i], eof_blk);
@@ -767,6 +800,8 @@ ssize_t f2fs_write_through(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	int ret;
 
 	ret = f2fs_check_space(sbi, nr);
+	if (!ret)
+		ret = f2fs_convert_inline_inode(sbi, fi);
 	if (ret)
 		return ret;
 	c = calloc(1, sizeof(*c));
@@ -785,7 +820,7 @@ ssize_t f2fs_write_through(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	for (uint64_t i = 0; i < nr && !ret; i++)
 		ret = wb_block(sbi, fi, c, first + i,
 			       (uint8_t *)buf + (i << F2FS_BLKSIZE_BITS));
-	ret = wb_ctx_finish(sbi, c, ret);
+	ret = wb_ctx_finish(sbi, fi, c, ret);
 	pthread_mutex_unlock(&sbi->writepages);
 	for (unsigned int i = 0; i < c->nruns && !ret; i++)
 		ret = wb_flush(sbi, &c->runs[i]);
@@ -809,7 +844,8 @@ bool f2fs_write_through_ok(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	if (sbi->opts.dontcache <= 0 || !sbi->opts.write_through || len < WRITE_THROUGH_MIN ||
 	    (off | len) & (F2FS_BLKSIZE - 1))
 		return false;
-	if (fi->atomic || f2fs_is_compressed(fi) || f2fs_is_inline_data(fi) ||
+	/* an empty inline file converts without a folio (f2fs_write_through) */
+	if (fi->atomic || f2fs_is_compressed(fi) || (f2fs_is_inline_data(fi) && fi->size) ||
 	    f2fs_is_encrypted(fi))
 		return false;
 	return !folio_range_cached(sbi, MAP_DATA, fi->ino, off >> F2FS_BLKSIZE_BITS,
