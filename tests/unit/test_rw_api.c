@@ -2285,15 +2285,7 @@ static uint32_t addr_of(const char *path, uint64_t lblk)
 /* The first number after label on its line of `uf2fs stats`. */
 static uint64_t stat_of(const char *label)
 {
-	static char buf[UF2FS_IOC_STATS_SIZE];
-	unsigned long long v = 0;
-	const char *p;
-
-	uf2fs_format_stats(FS, buf, sizeof(buf));
-	p = strstr(buf, label);
-	if (!p || sscanf(p + strlen(label), "%*[^0-9]%llu", &v) != 1)
-		RW_FAIL("stats have no number for '%s':\n%s", label, buf);
-	return v;
+	return rw_stat_number(FS, label);
 }
 
 #define IPU_STAT "in-place (IPU)"

@@ -225,6 +225,20 @@ static struct uf2fs *rw_mount(const char *img, bool ro)
 	return rw_mount_opts(&o);
 }
 
+/* The first number after label in `uf2fs stats`. */
+static inline uint64_t rw_stat_number(struct uf2fs *fs, const char *label)
+{
+	static char buf[UF2FS_IOC_STATS_SIZE];
+	unsigned long long v = 0;
+	const char *p;
+
+	uf2fs_format_stats(fs, buf, sizeof(buf));
+	p = strstr(buf, label);
+	if (!p || sscanf(p + strlen(label), "%*[^0-9]%llu", &v) != 1)
+		RW_FAIL("stats have no number for '%s':\n%s", label, buf);
+	return v;
+}
+
 static void rw_unmount(struct uf2fs *fs)
 {
 	int ret = uf2fs_unmount(fs);

@@ -186,8 +186,12 @@ static bool step(struct worker *w)
 			return true;
 		len = trr(w, 4) ? 1 + trr(w, 8192) : 1 + trr(w, 256 << 10);
 		off = trr(w, 2) ? n->size : trr(w, TMAXSIZE - len);
+		if (!trr(w, 3)) {	/* whole blocks: write-through, under drop-behind */
+			len = (len + (32 << 10)) & ~4095ull;
+			off &= ~4095ull;
+		}
 		if (off + len > TMAXSIZE)
-			off = TMAXSIZE - len;
+			off = (TMAXSIZE - len) & ~4095ull;
 		rw_fill(w->buf, len, rw_splitmix(&w->rng));
 		tnote(w, "write %s %" PRIu64 "+%" PRIu64, p, off, len);
 		if (!resolve(w, p, &ino))
@@ -411,6 +415,8 @@ static void t_threads(void **state)
 		/* the background checkpoint thread runs too, and the cache evicts */
 		o.checkpoint_interval = 1;
 		o.cache_size = (seed & 1) ? 8 << 20 : 0;
+		/* drop-behind and write-through, as under FUSE, on every other seed */
+		o.dontcache = (seed & 2) ? 1 : -1;
 		ret = uf2fs_mount(&o, &fs);
 		if (ret)
 			RW_FAIL("mount = %d: %s", ret, uf2fs_last_error(NULL));
@@ -441,8 +447,9 @@ static void t_threads(void **state)
 	atomic_store(&stop, 1);
 	for (int i = 0; i < nthreads; i++)
 		pthread_join(W[i].th, NULL);
-	printf("seed %" PRIu64 ": %d threads, %lu operations, %lu syncs in %.1f s\n", seed,
-	       nthreads, atomic_load(&total_ops), atomic_load(&total_syncs), seconds);
+	printf("seed %" PRIu64 ": %d threads, %lu operations, %lu syncs in %.1f s%s\n", seed,
+	       nthreads, atomic_load(&total_ops), atomic_load(&total_syncs), seconds,
+	       (seed & 2) ? ", drop-behind and write-through" : "");
 	for (int i = 0; i < nthreads; i++) {
 		if (W[i].err[0]) {
 			print_error("%s\n  last operations of thread %d:\n", W[i].err, i);
@@ -469,6 +476,8 @@ static void t_threads(void **state)
 	for (int i = 0; i < nthreads; i++)
 		for (size_t j = 0; j < W[i].m.n; j++)
 			model_add(&all, W[i].m.d[j].path, W[i].m.d[j].n);
+	if ((seed & 2) && !rw_stat_number(fs, "(data;"))
+		RW_FAIL("seed %" PRIu64 ": drop-behind on, yet no block was written through", seed);
 	snprintf(rw_context, sizeof(rw_context), "seed %" PRIu64 ", after the threads", seed);
 	RW_VERIFY(fs, &all, "rw, after the threads");
 	rw_unmount(fs);
