@@ -179,16 +179,25 @@ struct wb_run {
 	block_t start;
 };
 
-static int wb_flush(struct f2fs_sb_info *sbi, struct wb_run *r)
+/* nblocks data blocks from start; a failure is the filesystem's (it goes read-only). */
+static int wb_write(struct f2fs_sb_info *sbi, const struct iovec *iov, int cnt, block_t start,
+		    unsigned int nblocks)
 {
 	int ret = 0;
 
-	if (r->cnt)
-		ret = f2fs_dev_writev_blocks(&sbi->dev, r->iov, r->cnt, r->start);
+	if (nblocks)
+		ret = f2fs_dev_writev_blocks(&sbi->dev, iov, cnt, start);
 	if (ret)
 		ret = f2fs_error(sbi, EIO, "data write at block %u (%u blocks) failed: %s",
-				 r->start, r->cnt, strerror(-ret));
-	atomic_fetch_add(&sbi->ctr->written_blocks, r->cnt);
+				 start, nblocks, strerror(-ret));
+	atomic_fetch_add(&sbi->ctr->written_blocks, nblocks);
+	return ret;
+}
+
+static int wb_flush(struct f2fs_sb_info *sbi, struct wb_run *r)
+{
+	int ret = wb_write(sbi, r->iov, r->cnt, r->start, r->cnt);
+
 	r->cnt = 0;
 	return ret;
 }
@@ -375,9 +384,17 @@ struct wb_ctx {
 	uint64_t ext_fofs;
 	block_t ext_blk;
 	uint32_t ext_len;
-	/* write-through: runs kept for after the writepages lock (wb_ctx_submit) */
+	/*
+	 * Write-through: runs kept for after the writepages lock. Their bytes
+	 * lie back to back in the caller's buffer, so a run is one iovec; the
+	 * array has room for one run a block, so queueing never fails.
+	 */
 	bool defer;
-	struct wb_run *runs;
+	struct wt_run {
+		block_t start;
+		uint32_t cnt;
+		const uint8_t *buf;
+	} *runs;
 	unsigned int nruns;
 };
 
@@ -410,22 +427,18 @@ static void wb_note_extent(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 /* Gather a block: into the run being built, or, deferred, into the list of runs. */
 static int wb_queue(struct f2fs_sb_info *sbi, struct wb_ctx *c, void *buf, block_t blk)
 {
-	struct wb_run *r;
+	struct wt_run *r;
 
 	if (!c->defer)
 		return wb_add(sbi, &c->r, buf, blk);
 	r = c->nruns ? &c->runs[c->nruns - 1] : NULL;
 	if (!r || r->cnt == MAX_WB_IOV || blk != r->start + r->cnt) {
-		r = realloc(c->runs, (c->nruns + 1) * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		c->runs = r;
 		r = &c->runs[c->nruns++];
-		r->cnt = 0;
 		r->start = blk;
+		r->cnt = 0;
+		r->buf = buf;
 	}
-	r->iov[r->cnt].iov_base = buf;
-	r->iov[r->cnt++].iov_len = F2FS_BLKSIZE;
+	r->cnt++;
 	return 0;
 }
 
@@ -795,9 +808,9 @@ done:
 ssize_t f2fs_write_through(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, const void *buf,
 			   size_t len, uint64_t off)
 {
-	uint64_t first = off >> F2FS_BLKSIZE_BITS, nr = len >> F2FS_BLKSIZE_BITS;
+	uint64_t first = off >> F2FS_BLKSIZE_BITS, nr = len >> F2FS_BLKSIZE_BITS, done = 0;
 	struct wb_ctx *c;
-	int ret;
+	int ret, wret = 0;
 
 	ret = f2fs_check_space(sbi, nr);
 	if (!ret)
@@ -805,8 +818,12 @@ ssize_t f2fs_write_through(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	if (ret)
 		return ret;
 	c = calloc(1, sizeof(*c));
-	if (!c)
+	if (c)
+		c->runs = calloc(nr, sizeof(*c->runs));
+	if (!c || !c->runs) {
+		free(c);
 		return -ENOMEM;
+	}
 	c->ipu = !must_update_outplace(sbi, fi, 0) && may_update_inplace(sbi, fi, false);
 	/*
 	 * The writepages lock keeps this request's new blocks consecutive; the
@@ -817,20 +834,31 @@ ssize_t f2fs_write_through(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	 */
 	c->defer = true;
 	pthread_mutex_lock(&sbi->writepages);
-	for (uint64_t i = 0; i < nr && !ret; i++)
-		ret = wb_block(sbi, fi, c, first + i,
-			       (uint8_t *)buf + (i << F2FS_BLKSIZE_BITS));
+	for (; done < nr && !ret; done += !ret)
+		ret = wb_block(sbi, fi, c, first + done,
+			       (uint8_t *)buf + (done << F2FS_BLKSIZE_BITS));
 	ret = wb_ctx_finish(sbi, fi, c, ret);
 	pthread_mutex_unlock(&sbi->writepages);
-	for (unsigned int i = 0; i < c->nruns && !ret; i++)
-		ret = wb_flush(sbi, &c->runs[i]);
+	/*
+	 * Every block queued already has a dnode pointing at it: its data must
+	 * go out even when a later block failed (ENOSPC), or the file would
+	 * show whatever the block held before. That much is a short write.
+	 */
+	for (unsigned int i = 0; i < c->nruns && !wret; i++) {
+		struct iovec v = { (void *)c->runs[i].buf,
+				   (size_t)c->runs[i].cnt << F2FS_BLKSIZE_BITS };
+
+		wret = wb_write(sbi, &v, 1, c->runs[i].start, c->runs[i].cnt);
+	}
 	free(c->runs);
 	free(c);
-	if (ret)
+	if (wret)
+		return wret;
+	atomic_fetch_add(&sbi->ctr->through_blocks, done);
+	if (!done)
 		return ret;
-	atomic_fetch_add(&sbi->ctr->through_blocks, nr);
-	write_done(sbi, fi, off + len);
-	return len;
+	write_done(sbi, fi, off + (done << F2FS_BLKSIZE_BITS));
+	return (ssize_t)(done << F2FS_BLKSIZE_BITS);
 }
 
 /*

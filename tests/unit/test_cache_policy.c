@@ -360,6 +360,49 @@ static void t_write_through(void **state)
 	model_free(&m);
 }
 
+/*
+ * Write-through into a filesystem that fills up: the request ends short or
+ * with ENOSPC, and no block it left pointed at holds what the freed space
+ * held before (a deleted file's pattern, written first).
+ */
+static void t_write_through_full(void **state)
+{
+	uint8_t *buf = malloc(MIB);
+	char img[PATH_MAX];
+	struct model m;
+	struct uf2fs *fs;
+	uint32_t ino;
+	uint64_t off;
+	ssize_t w = 0;
+
+	snprintf(rw_context, sizeof(rw_context), "write_through_full");
+	rw_img_path(img, sizeof(img), "write_through_full");
+	rw_mkfs(img, 64, RW_FEATURES_DEFAULT);
+	model_init(&m);
+	fs = mount_ipu(img, -1);
+	rw_create(fs, &m, "old", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(fs, &m, "old", 0, 8 * MIB, 77);
+	RW_OK(uf2fs_sync(fs));
+	RW_OK(uf2fs_unlink(fs, uf2fs_root_ino(fs), "old", 3));
+	model_del(&m, "old");
+	RW_OK(uf2fs_sync(fs));
+	ino = rw_create(fs, &m, "full", S_IFREG | 0644, 0, NULL);
+	for (off = 0; off < 128 * MIB; off += (uint64_t)w) {
+		rw_fill(buf, MIB, off + 1);
+		w = uf2fs_write(fs, ino, buf, MIB, off);
+		if (w > 0)
+			mnode_write(model_get(&m, "full"), off, buf, (size_t)w);
+		if (w != (ssize_t)MIB)
+			break;
+	}
+	if (w != -ENOSPC && (w <= 0 || w >= (ssize_t)MIB || w % 4096))
+		RW_FAIL("filling write at %" PRIu64 ": %zd, want a short write or ENOSPC", off, w);
+	if (!through_blocks(fs))
+		RW_FAIL("nothing was written through");
+	free(buf);
+	verify_remount(img, fs, &m, "filled by write-through");
+}
+
 /* Any data folio of order 1 or more was made (node folios are order 0). */
 static bool large_folios_made(struct uf2fs *fs)
 {
@@ -816,6 +859,7 @@ int main(void)
 		cmocka_unit_test(t_writebehind),
 		cmocka_unit_test(t_writebehind_unaligned),
 		cmocka_unit_test(t_write_through),
+		cmocka_unit_test(t_write_through_full),
 		cmocka_unit_test(t_hole_reads),
 		cmocka_unit_test(t_read_maps_once),
 		cmocka_unit_test(t_discard_deferred),
