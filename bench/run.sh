@@ -26,7 +26,7 @@
 #
 #   BENCH_QUICK=1   smoke run: 64 MiB files (32 MiB writes), bs 4k and 1M, one
 #                   repetition, short time-bounded rows, no order-0 write target
-#   BENCH_REPS=N    repetitions per measurement (default 3; median reported)
+#   BENCH_REPS=N    repetitions per measurement (default 5; median reported)
 #   BENCH_SIZE=256M file size; BENCH_BS="4k 64k 1M"; BENCH_TARGETS="tmpfs uf2fs ..."
 #                   (read: tmpfs ceiling fuse2fs uf2fs uf2fs-o0 uf2fs-dio uf2fs-uring;
 #                   write: tmpfs ceiling fuse2fs uf2fs uf2fs-wbc uf2fs-o0, and

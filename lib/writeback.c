@@ -370,9 +370,9 @@ static bool may_update_inplace(struct f2fs_sb_info *sbi, const struct f2fs_inode
 }
 
 /*
- * One block of writeback: its dnode (kept across consecutive blocks), then
- * in place where the policy allows and the block it has is a real one, else
- * a new block from the log. Shared by folio writeback and write-through.
+ * One pass of writeback over an inode's blocks, in index order: the dnode
+ * in hand, the in-place decision, the extent run and the device runs.
+ * Shared by folio writeback and write-through.
  */
 struct wb_ctx {
 	struct wb_run r;
@@ -444,6 +444,11 @@ static int wb_queue(struct f2fs_sb_info *sbi, struct wb_ctx *c, void *buf, block
 
 static bool write_in_place(struct f2fs_sb_info *sbi, block_t old);
 
+/*
+ * One block: its dnode (kept across consecutive blocks), then in place
+ * where the policy allows and the block it has is a real one, else a new
+ * block from the log.
+ */
 static int wb_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct wb_ctx *c,
 		    uint64_t lblk, void *buf)
 {
