@@ -386,7 +386,10 @@ static ssize_t with_xattrs(struct uf2fs *fs, uint32_t ino, const char *name, voi
 		ret = PTR_ERR(fi);
 		goto out;
 	}
+	/* setxattr changes the area under the inode lock */
+	pthread_rwlock_rdlock(&fi->i_rwsem);
 	ret = f2fs_read_xattr_area(sbi, fi, &buf, &len);
+	pthread_rwlock_unlock(&fi->i_rwsem);
 	if (!ret) {
 		if (name)
 			ret = f2fs_xattr_get(buf, len, name, value, size);

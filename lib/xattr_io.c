@@ -16,9 +16,10 @@ static unsigned int inline_xattr_bytes(const struct f2fs_inode_info *fi)
 	return fi->inline_xattr_addrs * sizeof(uint32_t);
 }
 
-static int read_xattr_node(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint8_t *dst)
+static int read_xattr_node(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, nid_t nid,
+			   uint8_t *dst)
 {
-	struct folio *f = f2fs_get_node_folio(sbi, fi->xattr_nid);
+	struct folio *f = f2fs_get_node_folio(sbi, nid);
 
 	if (IS_ERR(f))
 		return PTR_ERR(f);
@@ -26,19 +27,24 @@ static int read_xattr_node(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	    (le32(folio_node(f)->footer.flag) >> OFFSET_BIT_SHIFT) != XATTR_NODE_OFFSET) {
 		folio_put(sbi, f);
 		return f2fs_error(sbi, EFSCORRUPTED,
-				  "xattr node %u of inode %u: footer does not match", fi->xattr_nid,
-				  fi->ino);
+				  "xattr node %u of inode %u: footer does not match", nid, fi->ino);
 	}
 	memcpy(dst, f->data, VALID_XATTR_BLOCK_SIZE);
 	folio_put(sbi, f);
 	return 0;
 }
 
+/*
+ * The caller holds the inode's lock (shared is enough): a setxattr that
+ * adds or frees the xattr node between sizing the buffer and filling it
+ * would otherwise overrun it. The node is sampled once all the same.
+ */
 int f2fs_read_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint8_t **buf,
 			 size_t *len)
 {
 	unsigned int inline_size = inline_xattr_bytes(fi);
-	size_t total = inline_size + (fi->xattr_nid ? VALID_XATTR_BLOCK_SIZE : 0);
+	nid_t xnid = fi->xattr_nid;
+	size_t total = inline_size + (xnid ? VALID_XATTR_BLOCK_SIZE : 0);
 	uint8_t *b;
 	int ret;
 
@@ -59,8 +65,8 @@ int f2fs_read_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, u
 		memcpy(b, f2fs_inline_xattr_addr(fi, folio_node(f)), inline_size);
 		folio_put(sbi, f);
 	}
-	if (fi->xattr_nid) {
-		ret = read_xattr_node(sbi, fi, b + inline_size);
+	if (xnid) {
+		ret = read_xattr_node(sbi, fi, xnid, b + inline_size);
 		if (ret) {
 			free(b);
 			return ret;

@@ -494,10 +494,62 @@ static void t_threads(void **state)
 	}
 }
 
+/*
+ * getxattr against a setxattr/removexattr that adds and frees the xattr
+ * node (xfstests generic/403): the reader sized its buffer for the inline
+ * area alone, then copied a node the writer had just added into it.
+ */
+static atomic_int xr_stop;
+
+static void *xattr_reader(void *arg)
+{
+	uint32_t ino = *(uint32_t *)arg;
+	char v[8];
+	long bad = 0;
+
+	while (!atomic_load(&xr_stop))
+		if (uf2fs_getxattr(fs, ino, "trusted.small", v, sizeof(v)) != 1)
+			bad++;
+	return (void *)bad;
+}
+
+static void t_xattr_node_race(void **state)
+{
+	char img[PATH_MAX], big[512];
+	pthread_t th[2];
+	uint32_t ino;
+	void *bad;
+	long fails = 0;
+
+	snprintf(img, sizeof(img), "%s/xattr-race.img", rw_tmp);
+	rw_mkfs(img, 256, RW_FEATURES_DEFAULT);
+	fs = rw_mount(img, false);
+	RW_OK(uf2fs_mknod(fs, uf2fs_root_ino(fs), "file", 4, S_IFREG | 0644, 0, 0, 0, &ino));
+	RW_OK(uf2fs_setxattr(fs, ino, "trusted.small", "a", 1, 0));
+	memset(big, 'a', sizeof(big));
+	atomic_store(&xr_stop, 0);
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, xattr_reader, &ino), 0);
+	for (int i = 0; i < 300; i++) {
+		RW_OK(uf2fs_setxattr(fs, ino, "trusted.big", big, sizeof(big), 0));
+		RW_OK(uf2fs_removexattr(fs, ino, "trusted.big"));
+	}
+	atomic_store(&xr_stop, 1);
+	for (int i = 0; i < 2; i++) {
+		pthread_join(th[i], &bad);
+		fails += (long)bad;
+	}
+	if (fails)
+		RW_FAIL("%ld getxattr calls of trusted.small failed during the race", fails);
+	rw_unmount(fs);
+	RW_FSCK(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_threads),
+		cmocka_unit_test(t_xattr_node_race),
 	};
 	const char *e;
 	int failures;
