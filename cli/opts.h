@@ -23,6 +23,11 @@
 	"    background_gc=on|off   background garbage collection (rw)\n" \
 	"    dontcache=on|off       drop data folios once read or written back\n" \
 	"                           (mount default: on unless direct_io)\n" \
+	"    write_through=on|off   with dontcache, whole-block writes of 32 KiB or more\n" \
+	"                           skip the folio cache (rw; default on)\n" \
+	"    mode=adaptive|lfs      lfs: clean segments only, never in place (rw)\n" \
+	"    ipu_policy=BITS        the kernel's in-place update bits (rw; default as\n" \
+	"                           Linux: 0x81 up to 16 GiB of main area, else 0x10)\n" \
 	"    acl, noacl             POSIX ACLs: inherited and enforced (default acl)\n" \
 	"    relatime, noatime, strictatime  when reads update atime (default relatime)\n" \
 	"    nodiratime             readdir leaves directories' atime alone\n" \
