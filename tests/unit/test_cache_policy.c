@@ -363,7 +363,10 @@ static void t_write_through(void **state)
 /*
  * Write-through into a filesystem that fills up: the request ends short or
  * with ENOSPC, and no block it left pointed at holds what the freed space
- * held before (a deleted file's pattern, written first).
+ * held before (a deleted file's pattern, written first). In practice the
+ * up-front space check refuses the last request whole, so this does not
+ * reach f2fs_write_through's short-write path (an allocation failing after
+ * that check passed); nothing here can make that happen on demand.
  */
 static void t_write_through_full(void **state)
 {
