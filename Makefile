@@ -24,12 +24,13 @@ BUILD   := build-san-$(subst $(comma),-,$(SAN))
 SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
-PKGS    := fuse3 liburing liblz4 libzstd lzo2 zlib cmocka
+PKGS    := fuse3 liburing liblz4 libzstd lzo2 zlib cmocka libcrypto
 # Debian packages: build deps, then tools used by tests, demo and bench.
 DEB_BUILD := libfuse3-dev fuse3 liburing-dev liblz4-dev libzstd-dev liblzo2-dev zlib1g-dev \
-	libcmocka-dev pkg-config libunistring-dev
+	libcmocka-dev pkg-config libunistring-dev libssl-dev android-libsparse-dev
 DEB_TOOLS := f2fs-tools fio fuse2fs e2fsprogs python3 qemu-system-x86 linux-image-amd64 \
-	busybox-static cpio zstd xz-utils attr acl
+	busybox-static cpio zstd xz-utils attr acl fsverity android-sdk-libsparse-utils \
+	python3-matplotlib quota
 
 .DEFAULT_GOAL := all
 
@@ -59,9 +60,11 @@ WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wno-missing-fie
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
 	-pthread -Iinclude -Ilib $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-# libunistring (casefolding) has no pkg-config file on Debian 12: linked by name.
-LIBS    = $(shell pkg-config --libs fuse3 liburing liblz4 libzstd lzo2 zlib 2>/dev/null) -lunistring \
-	-pthread -lm
+# libunistring (casefolding) and Debian's libsparse (Android sparse images, installed
+# under android/ with no pkg-config file) are linked by name.
+SPARSE_LIBDIR := /usr/lib/$(shell $(CC) -dumpmachine 2>/dev/null)/android
+LIBS    = $(shell pkg-config --libs fuse3 liburing liblz4 libzstd lzo2 zlib libcrypto 2>/dev/null) \
+	-lunistring -L$(SPARSE_LIBDIR) -Wl,-rpath,$(SPARSE_LIBDIR) -lsparse -pthread -lm
 LDFLAGS += $(SANFLAGS)
 
 LIB_SRC := $(wildcard lib/*.c)
