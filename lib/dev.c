@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The block device under the filesystem: an image file or a block device,
- * reached through one of three backends (psync, io_uring, RAM). Every request
+ * reached through one of three backends (psync, io_uring, RAM), or, for an
+ * Android sparse image, a read-only layer over the file (lib/sparse.c). Every request
  * is one contiguous run of blocks; this file counts requests and bytes and
  * keeps the request-size histogram that proves batching and merging work. It
  * also hosts fault injection (EIO at the Nth request) for tests.
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "f2fs.h"
+#include "sparse.h"
 
 /// Request accounting ///
 
@@ -395,6 +397,88 @@ static const struct f2fs_dev_ops ram_ops = {
 	.close = ram_close,
 };
 
+/// Android sparse images (read-only) ///
+
+/*
+ * Detected by magic whatever backend was asked for: the image is served from
+ * the sparse file's chunk index (pread on the file, or the RAM copy), never
+ * expanded. Writes cannot work in place (a block may live in a fill or
+ * don't-care chunk), so a read-write open is refused before anything else.
+ */
+static int sparse_readv(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
+{
+	for (int i = 0; i < cnt; i++) {
+		int ret = f2fs_sparse_pread(dev->priv, iov[i].iov_base, iov[i].iov_len, off);
+
+		if (ret)
+			return ret;
+		off += iov[i].iov_len;
+	}
+	return 0;
+}
+
+static int sparse_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
+{
+	return -EROFS;
+}
+
+static int sparse_flush(struct f2fs_dev *dev)
+{
+	return 0;
+}
+
+static void sparse_close(struct f2fs_dev *dev)
+{
+	f2fs_sparse_close(dev->priv);
+	dev->priv = NULL;
+	fd_close(dev);
+	if (dev->ram_owned)
+		free(dev->ram);
+	dev->ram = NULL;
+}
+
+static const struct f2fs_dev_ops sparse_ops = {
+	.readv = sparse_readv,
+	.writev = sparse_writev,
+	.flush = sparse_flush,
+	.close = sparse_close,
+};
+
+/*
+ * If the file (dev->fd) or the bytes (mem) are a sparse image, index it and
+ * switch to the sparse layer: 1. Not sparse: 0. Refused or corrupt: < 0,
+ * with the reason in dev->open_error.
+ */
+static int dev_try_sparse(struct f2fs_dev *dev, const uint8_t *mem, uint64_t size)
+{
+	uint8_t head[4];
+	struct f2fs_sparse *sp;
+	int ret;
+
+	if (size < sizeof(head))
+		return 0;
+	if (mem)
+		memcpy(head, mem, sizeof(head));
+	else if (pread(dev->fd, head, sizeof(head), 0) != sizeof(head))
+		return 0;	/* the mount's own reads will report it */
+	if (!f2fs_sparse_magic(head, sizeof(head)))
+		return 0;
+	if (!dev->read_only) {
+		snprintf(dev->open_error, sizeof(dev->open_error), "an Android sparse image "
+			 "cannot be written: mount it read-only, or expand it first with "
+			 "simg2img IMAGE RAW.img and write to that");
+		return -EROFS;
+	}
+	ret = f2fs_sparse_open(mem ? -1 : dev->fd, mem, size, &sp, dev->open_error,
+			       sizeof(dev->open_error));
+	if (ret)
+		return ret;
+	dev->priv = sp;
+	dev->size = f2fs_sparse_size(sp);
+	dev->ops = &sparse_ops;
+	return 1;
+}
+
 /// Open and the block-run API ///
 
 static int dev_open_fd(struct f2fs_dev *dev, const char *path)
@@ -436,12 +520,14 @@ static int dev_open_fd(struct f2fs_dev *dev, const char *path)
 
 int f2fs_dev_open(struct f2fs_dev *dev, const struct uf2fs_options *opts)
 {
+	int ret;
+
 	memset(dev, 0, sizeof(*dev));
 	dev->fd = -1;
 	dev->read_only = opts->read_only;
 	if (opts->backend == UF2FS_BACKEND_RAM) {
 		if (!opts->ram_image && opts->device) {
-			int ret = dev_open_fd(dev, opts->device);
+			ret = dev_open_fd(dev, opts->device);
 
 			if (ret)
 				return ret;
@@ -455,12 +541,22 @@ int f2fs_dev_open(struct f2fs_dev *dev, const struct uf2fs_options *opts)
 
 			ret = rw_full(dev->fd, &v, 1, 0, false);
 			fd_close(dev);
-			if (ret) {
+			if (!ret)
+				ret = dev_try_sparse(dev, dev->ram, dev->size);
+			if (ret < 0) {
 				free(dev->ram);
+				dev->ram = NULL;
 				return ret;
 			}
+			if (ret)
+				goto sparse;
 		} else {
 			dev->size = opts->ram_size;
+			ret = dev_try_sparse(dev, opts->ram_image, dev->size);
+			if (ret < 0)
+				return ret;
+			if (ret)
+				goto sparse;
 			if (dev->read_only) {
 				/* nothing writes: serve the caller's bytes in place */
 				dev->ram = (uint8_t *)opts->ram_image;
@@ -490,11 +586,19 @@ int f2fs_dev_open(struct f2fs_dev *dev, const struct uf2fs_options *opts)
 	atomic_store(&dev->fail_at, opts->fault_eio_at);
 	if (!opts->device)
 		return -EINVAL;
-	int ret = dev_open_fd(dev, opts->device);
-
+	ret = dev_open_fd(dev, opts->device);
 	if (ret)
 		return ret;
-	dev->ops = opts->backend == UF2FS_BACKEND_URING ? &uring_ops : &psync_ops;
+	ret = dev_try_sparse(dev, NULL, dev->size);
+	if (ret < 0) {
+		fd_close(dev);
+		return ret;
+	}
+	if (!ret)
+		dev->ops = opts->backend == UF2FS_BACKEND_URING ? &uring_ops : &psync_ops;
+	return 0;
+sparse:
+	atomic_store(&dev->fail_at, opts->fault_eio_at);
 	return 0;
 }
 

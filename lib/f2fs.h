@@ -94,6 +94,7 @@ struct f2fs_dev {
 	uint64_t size;			/* bytes */
 	bool read_only;
 	void *priv;			/* backend state */
+	char open_error[224];		/* why open failed, where errno says too little */
 	uint8_t *ram;			/* RAM backend */
 	bool ram_owned;			/* ram is our copy, freed on close */
 	bool is_blkdev;

@@ -454,7 +454,7 @@ int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out)
 	ret = f2fs_dev_open(&sbi->dev, &sbi->opts);
 	if (ret) {
 		f2fs_error(sbi, -ret, "%s: %s", opts->device ? opts->device : "(ram)",
-			   strerror(-ret));
+			   sbi->dev.open_error[0] ? sbi->dev.open_error : strerror(-ret));
 		sbi_free(sbi);
 		return ret;
 	}

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Android sparse image (simg) helper for the tests: list chunks, make
+corrupt variants of a real sparse image, or a tiny synthetic one.
+
+  simg.py chunks FILE             one line per chunk: type blocks total_sz
+  simg.py corrupt KIND IN OUT     write IN with one defect (KINDS below)
+  simg.py synth OUT               a small valid image: raw, fill, don't-care, crc32
+
+The format (libsparse's sparse_format.h): a 28-byte header (le32 magic
+0xed26ff3a, le16 major 1, le16 minor, le16 file_hdr_sz 28, le16
+chunk_hdr_sz 12, le32 blk_sz, le32 total_blks, le32 total_chunks, le32
+checksum), then chunks of a 12-byte header (le16 type, le16 reserved, le32
+chunk_sz in blocks, le32 total_sz in bytes incl. the header) and a payload.
+"""
+import struct
+import sys
+
+HDR = struct.Struct('<IHHHHIIII')
+CHUNK = struct.Struct('<HHII')
+RAW, FILL, DONT_CARE, CRC32 = 0xCAC1, 0xCAC2, 0xCAC3, 0xCAC4
+
+
+def parse(data):
+    h = list(HDR.unpack_from(data, 0))
+    chunks, pos = [], h[3]
+    for _ in range(h[7]):
+        t, _, sz, tot = CHUNK.unpack_from(data, pos)
+        chunks.append((pos, t, sz, tot))
+        pos += tot
+    return h, chunks
+
+
+def first(chunks, ctype):
+    return next(c for c in chunks if c[1] == ctype)
+
+
+def set_hdr(data, field, value):
+    h = list(HDR.unpack_from(data, 0))
+    h[field] = value
+    HDR.pack_into(data, 0, *h)
+
+
+def set_chunk(data, pos, field, value):
+    c = list(CHUNK.unpack_from(data, pos))
+    c[field] = value
+    CHUNK.pack_into(data, pos, *c)
+
+
+def corrupt(kind, data):
+    """One defect; returns the new bytes. Fields: 1 major, 3 file_hdr_sz,
+    4 chunk_hdr_sz, 5 blk_sz, 6 total_blks, 7 total_chunks."""
+    h, chunks = parse(data)
+    raw = first(chunks, RAW)
+    if kind == 'version':
+        set_hdr(data, 1, 2)
+    elif kind == 'file-hdr-sz':
+        set_hdr(data, 3, 20)
+    elif kind == 'chunk-hdr-sz':
+        set_hdr(data, 4, 8)
+    elif kind == 'blk-sz':
+        set_hdr(data, 5, 4094)
+    elif kind == 'total-blks':          # chunks cover fewer blocks than declared
+        set_hdr(data, 6, h[6] + 1)
+    elif kind == 'beyond-end':          # the last chunk runs past total_blks
+        set_hdr(data, 6, h[6] - 1)
+    elif kind == 'total-chunks':        # one more chunk than the file holds
+        set_hdr(data, 7, h[7] + 1)
+    elif kind == 'chunk-size':          # a raw chunk's blocks disagree with its bytes
+        set_chunk(data, raw[0], 2, raw[2] + 1)
+    elif kind == 'chunk-type':
+        set_chunk(data, raw[0], 0, 0xCAFE)
+    elif kind == 'huge-chunk':          # a raw chunk claiming 2^32-1 blocks, sizes agreeing
+        set_chunk(data, raw[0], 2, 0xFFFFFFFF)
+        set_chunk(data, raw[0], 3, (12 + 0xFFFFFFFF * h[5]) & 0xFFFFFFFF)
+    elif kind == 'truncated-data':      # the file ends inside the last raw chunk's data
+        last = [c for c in chunks if c[1] == RAW][-1]
+        return bytes(data[:last[0] + 12 + 100])
+    elif kind == 'truncated-header':    # the file ends inside a chunk header
+        return bytes(data[:chunks[-1][0] + 5])
+    elif kind == 'short':               # shorter than the file header
+        return bytes(data[:20])
+    else:
+        sys.exit('simg.py: unknown defect ' + kind)
+    return bytes(data)
+
+
+KINDS = ['version', 'file-hdr-sz', 'chunk-hdr-sz', 'blk-sz', 'total-blks', 'beyond-end',
+         'total-chunks', 'chunk-size', 'chunk-type', 'huge-chunk', 'truncated-data',
+         'truncated-header', 'short']
+
+
+def synth():
+    """4-block image: raw, fill (pattern 0x11223344), crc32, don't-care."""
+    body = CHUNK.pack(RAW, 0, 1, 12 + 4096) + bytes(range(256)) * 16
+    body += CHUNK.pack(FILL, 0, 2, 16) + struct.pack('<I', 0x11223344)
+    body += CHUNK.pack(CRC32, 0, 0, 16) + b'\0\0\0\0'
+    body += CHUNK.pack(DONT_CARE, 0, 1, 12)
+    return HDR.pack(0xed26ff3a, 1, 0, 28, 12, 4096, 4, 4, 0) + body
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == 'chunks':
+        _, chunks = parse(open(sys.argv[2], 'rb').read())
+        for _, t, sz, tot in chunks:
+            print('%04x %d %d' % (t, sz, tot))
+    elif cmd == 'corrupt':
+        data = bytearray(open(sys.argv[3], 'rb').read())
+        open(sys.argv[4], 'wb').write(corrupt(sys.argv[2], data))
+    elif cmd == 'synth':
+        open(sys.argv[2], 'wb').write(synth())
+    elif cmd == 'kinds':
+        print(' '.join(KINDS))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == '__main__':
+    main()
