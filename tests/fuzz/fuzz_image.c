@@ -7,7 +7,10 @@
  *   repeated: le32 block, le16 offset-in-block, u8 length, length bytes
  *
  * The patched image is mounted from memory and walked through the public
- * API: every directory, attribute, file, link target and xattr. Any crash,
+ * API: every directory, attribute, file, link target and xattr. An input that
+ * starts with the Android sparse magic (3a ff 26 ed) is instead a whole sparse
+ * image, mounted read-only as it is, so the sparse chunk parser (lib/sparse.c)
+ * and the reads through its index are fuzzed too. Any crash,
  * sanitizer report or hang is a bug; errors are the expected outcome.
  *
  * Built with -DUF2FS_FUZZ_REPLAY, main() replays every file of the corpus
@@ -155,16 +158,39 @@ struct patch_undo {
 	uint8_t len;
 };
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void mount_and_walk(const void *image, size_t size)
 {
-	struct patch_undo undo[64];
-	unsigned int nundo = 0;
 	struct uf2fs_options o;
 	struct uf2fs *fs;
 	struct statvfs st;
 
+	uf2fs_default_options(&o);
+	o.backend = UF2FS_BACKEND_RAM;
+	o.ram_image = image;
+	o.ram_size = size;
+	o.quiet = true;
+	o.cache_size = 8 << 20;
+	if (!uf2fs_mount(&o, &fs)) {
+		struct walk w = { fs, 0, malloc(READ_MAX + 65536) };
+
+		uf2fs_statfs(fs, &st);
+		walk_inode(&w, uf2fs_root_ino(fs), 0);
+		free(w.buf);
+		uf2fs_unmount(fs);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct patch_undo undo[64];
+	unsigned int nundo = 0;
+
 	if (load_base())
 		abort();
+	if (size >= 4 && !memcmp(data, "\x3a\xff\x26\xed", 4)) {
+		mount_and_walk(data, size);	/* read-only by default */
+		return 0;
+	}
 	while (size >= 7 && nundo < 64) {
 		uint32_t blk = data[0] | data[1] << 8 | data[2] << 16 | (uint32_t)data[3] << 24;
 		uint16_t off = (data[4] | data[5] << 8) % 4096;
@@ -184,20 +210,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		data += len;
 		size -= len;
 	}
-	uf2fs_default_options(&o);
-	o.backend = UF2FS_BACKEND_RAM;
-	o.ram_image = base;
-	o.ram_size = base_size;
-	o.quiet = true;
-	o.cache_size = 8 << 20;
-	if (!uf2fs_mount(&o, &fs)) {
-		struct walk w = { fs, 0, malloc(READ_MAX + 65536) };
-
-		uf2fs_statfs(fs, &st);
-		walk_inode(&w, uf2fs_root_ino(fs), 0);
-		free(w.buf);
-		uf2fs_unmount(fs);
-	}
+	mount_and_walk(base, base_size);
 	while (nundo--)
 		memcpy(base + undo[nundo].off, undo[nundo].old, undo[nundo].len);
 	return 0;
