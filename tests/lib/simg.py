@@ -3,7 +3,9 @@
 corrupt variants of a real sparse image, or a tiny synthetic one.
 
   simg.py chunks FILE             one line per chunk: type blocks total_sz
-  simg.py corrupt KIND IN OUT     write IN with one defect (KINDS below)
+  simg.py corrupt KIND IN OUT     write IN with one defect (KINDS below; crc-blocks
+                                  needs a crc32 chunk, as synth's)
+  simg.py corrupt-all IN PREFIX   every defect: PREFIX-KIND.simg (python starts once)
   simg.py synth OUT               a small valid image: raw, fill, don't-care, crc32
 
 The format (libsparse's sparse_format.h): a 28-byte header (le32 magic
@@ -12,6 +14,8 @@ chunk_hdr_sz 12, le32 blk_sz, le32 total_blks, le32 total_chunks, le32
 checksum), then chunks of a 12-byte header (le16 type, le16 reserved, le32
 chunk_sz in blocks, le32 total_sz in bytes incl. the header) and a payload.
 """
+import mmap
+import shutil
 import struct
 import sys
 
@@ -47,8 +51,9 @@ def set_chunk(data, pos, field, value):
 
 
 def corrupt(kind, data):
-    """One defect; returns the new bytes. Fields: 1 major, 3 file_hdr_sz,
-    4 chunk_hdr_sz, 5 blk_sz, 6 total_blks, 7 total_chunks."""
+    """One defect, made in data (writable bytes); returns the length to cut
+    the file to. Fields: 1 major, 3 file_hdr_sz, 4 chunk_hdr_sz, 5 blk_sz,
+    6 total_blks, 7 total_chunks."""
     h, chunks = parse(data)
     raw = first(chunks, RAW)
     if kind == 'version':
@@ -67,6 +72,8 @@ def corrupt(kind, data):
         set_hdr(data, 7, h[7] + 1)
     elif kind == 'chunk-size':          # a raw chunk's blocks disagree with its bytes
         set_chunk(data, raw[0], 2, raw[2] + 1)
+    elif kind == 'crc-blocks':          # a crc32 chunk covering blocks (it covers none)
+        set_chunk(data, first(chunks, CRC32)[0], 2, 1)
     elif kind == 'chunk-type':
         set_chunk(data, raw[0], 0, 0xCAFE)
     elif kind == 'huge-chunk':          # a raw chunk claiming 2^32-1 blocks, sizes agreeing
@@ -74,18 +81,18 @@ def corrupt(kind, data):
         set_chunk(data, raw[0], 3, (12 + 0xFFFFFFFF * h[5]) & 0xFFFFFFFF)
     elif kind == 'truncated-data':      # the file ends inside the last raw chunk's data
         last = [c for c in chunks if c[1] == RAW][-1]
-        return bytes(data[:last[0] + 12 + 100])
+        return last[0] + 12 + 100
     elif kind == 'truncated-header':    # the file ends inside a chunk header
-        return bytes(data[:chunks[-1][0] + 5])
+        return chunks[-1][0] + 5
     elif kind == 'short':               # shorter than the file header
-        return bytes(data[:20])
+        return 20
     else:
         sys.exit('simg.py: unknown defect ' + kind)
-    return bytes(data)
+    return len(data)
 
 
 KINDS = ['version', 'file-hdr-sz', 'chunk-hdr-sz', 'blk-sz', 'total-blks', 'beyond-end',
-         'total-chunks', 'chunk-size', 'chunk-type', 'huge-chunk', 'truncated-data',
+         'total-chunks', 'chunk-size', 'crc-blocks', 'chunk-type', 'huge-chunk', 'truncated-data',
          'truncated-header', 'short']
 
 
@@ -98,6 +105,16 @@ def synth():
     return HDR.pack(0xed26ff3a, 1, 0, 28, 12, 4096, 4, 4, 0) + body
 
 
+def corrupt_copy(kind, src, dst):
+    """A copy patched in place: the images can be tens of MiB, the defects bytes."""
+    shutil.copyfile(src, dst)
+    with open(dst, 'r+b') as f:
+        m = mmap.mmap(f.fileno(), 0)
+        length = corrupt(kind, m)
+        m.close()
+        f.truncate(length)
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == 'chunks':
@@ -105,8 +122,11 @@ def main():
         for _, t, sz, tot in chunks:
             print('%04x %d %d' % (t, sz, tot))
     elif cmd == 'corrupt':
-        data = bytearray(open(sys.argv[3], 'rb').read())
-        open(sys.argv[4], 'wb').write(corrupt(sys.argv[2], data))
+        corrupt_copy(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif cmd == 'corrupt-all':
+        for kind in KINDS:
+            if kind != 'crc-blocks':
+                corrupt_copy(kind, sys.argv[2], '%s-%s.simg' % (sys.argv[3], kind))
     elif cmd == 'synth':
         open(sys.argv[2], 'wb').write(synth())
     elif cmd == 'kinds':
