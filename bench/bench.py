@@ -41,6 +41,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -290,7 +291,7 @@ def main():
     size = parse_size(env("BENCH_SIZE", "64M" if quick else "256M"))
     bss = env("BENCH_BS", "4k 1M" if quick else "4k 64k 1M").split()
     runtime = int(env("BENCH_RUNTIME", "10" if quick else "20"))
-    parts = env("BENCH_PARTS", "read write osync precache").split()
+    parts = env("BENCH_PARTS", "read write osync precache sparse").split()
     fsync_rt = int(env("BENCH_FSYNC_RUNTIME", "1" if quick else "2"))
     wsize = parse_size(env("BENCH_WSIZE", str(size // 2 if quick else size)))
     dd_count = int(env("BENCH_DD_COUNT", str(max(4, wsize // (2 * MIB))) if quick else "500"))
@@ -322,6 +323,7 @@ def main():
     stats_after_cold_1m = None
     osync_stats = {}  # target -> [`uf2fs stats` text after each WB_OSYNC run]
     precache = None
+    sparse_get = None
     try:
         # ================= reads =================
         if "read" in parts:
@@ -609,6 +611,11 @@ def main():
                 else None
             precache = measure_precache(base, uf2fs, lib, pc_size, reps, can_drop, pc_tool)
 
+        # ================= uf2fs get from an Android sparse image =================
+        if "sparse" in parts and (not only or "uf2fs" in only.split()):
+            sparse_get = measure_sparse_get(base, uf2fs, parse_size(
+                env("BENCH_SPARSE_TREE", "32M" if quick else "200M")), reps)
+
         # ================= report =================
         elapsed = time.time() - t_start
         now = datetime.datetime.now()
@@ -618,6 +625,8 @@ def main():
                                  precache, dict(load=load, fsync_rt=fsync_rt, dd_count=dd_count,
                                                 osync_rt=osync_rt, osync_size=osync_size,
                                                 runtime=runtime, wsize=wsize))
+        if sparse_get:
+            md += report_sparse_get(sparse_get)
         print()
         print(md)
         with open(os.path.join(args.out, "results.md"), "w") as f:
@@ -643,7 +652,8 @@ def main():
                "uf2fs_stats_after_cold_1m": stats_after_cold_1m,
                "osync_stats": {n: [{"text": s, "write_hist": parse_hist(s)} for s in v]
                                for n, v in osync_stats.items()},
-               "precache": precache, "elapsed_s": elapsed, "loadavg_start_end": load}
+               "precache": precache, "sparse_get": sparse_get,
+               "elapsed_s": elapsed, "loadavg_start_end": load}
         jpath = os.path.join(args.out, "results-%s.json" % now.strftime("%Y%m%d-%H%M%S"))
         with open(jpath, "w") as f:
             json.dump(raw, f, indent=1, ensure_ascii=False)
@@ -656,6 +666,74 @@ def main():
                 pass
         shutil.rmtree(base, ignore_errors=True)
     return 0
+
+
+def measure_sparse_get(base, uf2fs, tree_size, reps):
+    """`uf2fs get IMAGE / DEST` of a tree of tree_size bytes (files of 4 KiB to
+    8 MiB, random bytes, sload.f2fs), timed from the raw image and from its
+    img2simg conversion, which uf2fs reads in place. Each run is a new process
+    (its caches start empty); the image files live in base (tmpfs by default),
+    so this compares the two device paths, not the disk."""
+    res = {"tree_bytes": 0, "files": 0, "raw_s": [], "sparse_s": [], "raw_cpu_s": [],
+           "sparse_cpu_s": [], "error": None,
+           "image_bytes": 0, "sparse_bytes": 0}
+    src, img = os.path.join(base, "sparse-src"), os.path.join(base, "sparse-get.img")
+    simg, dest = img + ".simg", os.path.join(base, "sparse-dest")
+    try:
+        os.makedirs(src)
+        sizes = [8 * MIB, 1 * MIB, 64 * 1024, 4096]
+        while res["tree_bytes"] < tree_size:
+            n = sizes[res["files"] % 4]
+            d = os.path.join(src, "d%02d" % (res["files"] % 16))
+            os.makedirs(d, exist_ok=True)
+            with open(os.path.join(d, "f%05d" % res["files"]), "wb") as f:
+                f.write(os.urandom(n))
+            res["tree_bytes"] += n
+            res["files"] += 1
+        with open(img, "wb") as f:
+            f.truncate(tree_size * 2 + 256 * MIB)
+        run(["mkfs.f2fs", "-q", "-f", img])
+        run(["sload.f2fs", "-f", src, img], check=False)
+        run(["img2simg", img, simg])
+        res["image_bytes"], res["sparse_bytes"] = os.path.getsize(img), os.path.getsize(simg)
+        for _ in range(reps):
+            for key, path in (("raw_s", img), ("sparse_s", simg)):
+                shutil.rmtree(dest, ignore_errors=True)
+                ru0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+                run([uf2fs, "get", path, "/", dest])
+                ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                res[key].append(time.perf_counter() - t0)
+                res[key[:-2] + "_cpu_s"].append(ru1.ru_utime + ru1.ru_stime -
+                                                ru0.ru_utime - ru0.ru_stime)
+        run(["diff", "-r", "-q", src, dest])
+        log("sparse get: raw %s s, sparse %s s" % (
+            fmt(statistics.median(res["raw_s"])), fmt(statistics.median(res["sparse_s"]))))
+    except (subprocess.CalledProcessError, OSError) as e:
+        res["error"] = str(e)[-300:] + (getattr(e, "stdout", "") or "")[-300:]
+        log("sparse get: %s" % res["error"])
+    finally:
+        for p in (src, dest):
+            shutil.rmtree(p, ignore_errors=True)
+        for p in (img, simg):
+            remove(p)
+    return res
+
+
+def report_sparse_get(r):
+    if r["error"] or not r["raw_s"]:
+        return "\n## uf2fs get from an Android sparse image\n\nnot measured: %s\n" % r["error"]
+    mib = r["tree_bytes"] / MIB
+    raw, sp = statistics.median(r["raw_s"]), statistics.median(r["sparse_s"])
+    rc, sc = statistics.median(r["raw_cpu_s"]), statistics.median(r["sparse_cpu_s"])
+    return ("\n## uf2fs get from an Android sparse image\n\n"
+            "`uf2fs get IMAGE / DEST` of %d files, %.0f MiB (sload.f2fs), from the raw image "
+            "(%.0f MiB) and from its img2simg conversion (%.0f MiB), read in place; median "
+            "of %d runs, each a new process; CPU = user + system of the process.\n\n"
+            "| source | seconds | MiB/s | CPU s |\n|---|---:|---:|---:|\n"
+            "| raw image | %.2f | %.0f | %.2f |\n| sparse image | %.2f | %.0f | %.2f |\n"
+            "| sparse / raw | %.2fx | | %.2fx |\n" % (
+                r["files"], mib, r["image_bytes"] / MIB, r["sparse_bytes"] / MIB,
+                len(r["raw_s"]), raw, mib / raw, rc, sp, mib / sp, sc, sp / raw, sc / rc))
 
 
 def measure_precache(base, uf2fs, lib, pc_size, reps, can_drop, pc_tool):

@@ -31,7 +31,9 @@
 #                   (read: tmpfs ceiling fuse2fs uf2fs uf2fs-o0 uf2fs-dio uf2fs-uring;
 #                   write: tmpfs ceiling fuse2fs uf2fs uf2fs-wbc uf2fs-o0, and
 #                   ceiling-x, passthrough_ll -o xattr, only when named)
-#   BENCH_PARTS="read write osync precache"   which parts run
+#   BENCH_PARTS="read write osync precache sparse"   which parts run (sparse: `uf2fs get`
+#                   of a BENCH_SPARSE_TREE=200M tree from a raw image and from its img2simg
+#                   conversion)
 #   BENCH_WSIZE=SIZE            write file size (default BENCH_SIZE; quick: half)
 #   BENCH_FSYNC_RUNTIME=S       bound of the fsync-per-write rows (2; quick 1)
 #   BENCH_DD_COUNT=N            dd count of 2M blocks (500; quick: file size)
