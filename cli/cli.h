@@ -26,6 +26,7 @@
 int cmd_info(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
+int cmd_simg(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_put(int argc, char **argv);

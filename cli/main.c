@@ -28,6 +28,7 @@ static const struct cli_command cli_commands[] = {
 	{ "put",   cmd_put,   "copy host files or trees into an image (like cp -a)" },
 	{ "mkdir", cmd_mkdir, "make directories in an image" },
 	{ "rm",    cmd_rm,    "remove files or trees from an image" },
+	{ "simg",  cmd_simg,  "write a new Android sparse image of an image" },
 	{ "stats", cmd_stats, "show cache and device counters of a live mount" },
 };
 

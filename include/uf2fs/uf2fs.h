@@ -295,6 +295,17 @@ size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size);
 /* True when the image holds fsync'd data past its last checkpoint. */
 bool uf2fs_needs_recovery(const struct uf2fs *fs);
 
+/*
+ * Android sparse images. Any mount reads one in place (read-only: a read-write
+ * mount is refused, naming simg2img). uf2fs_write_sparse writes a NEW sparse
+ * image of a mounted raw image to out_fd: metadata and SIT-valid blocks kept
+ * (as FILL where a block is one repeated 32-bit value), free blocks DONT_CARE.
+ */
+struct uf2fs_sparse_report {
+	uint64_t data_blocks, fill_blocks, dont_care_blocks;
+};
+int uf2fs_write_sparse(struct uf2fs *fs, int out_fd, struct uf2fs_sparse_report *rep);
+
 /* /// Testing /// */
 /* Power-cut model: device writes so far, whether the cut happened, and the
  * image as power loss would leave it (malloc'd; the caller frees it). */

@@ -15,8 +15,11 @@
 # the sparse file as from the raw image, a read-only FUSE mount of the sparse
 # file must read back the same tree as one of the raw image, and every write
 # (put, rm, mkdir, mount -o rw) must be refused with a message naming
-# simg2img, leaving the file untouched. Then corrupt variants of the sparse
-# file (tests/lib/simg.py) must each fail cleanly, naming what is wrong.
+# simg2img, leaving the file untouched. `uf2fs simg` must write a new sparse
+# image that leaves stale free blocks out (smaller than img2simg's), reads the
+# same directly and after simg2img, and passes fsck.f2fs. Then corrupt
+# variants of a sparse file (tests/lib/simg.py) must each fail cleanly,
+# naming what is wrong.
 #
 #   KEEP_TMP=1 tests/integration/sparse.sh
 set -euo pipefail
@@ -127,6 +130,37 @@ for RAW in "$ANDROID" "$PUT"; do
 	cmp "$RAW" "$TMP/expanded.img" || fail "simg2img no longer gives the raw image"
 	rm -f "$TMP/expanded.img"
 done
+
+step "uf2fs simg: a new sparse image, free blocks left out"
+# stale bytes in free space (the image's last 8 MiB: free, as fsck and the
+# listing confirm), which img2simg must keep and uf2fs simg need not
+STALE=$TMP/stale.img
+cp "$PUT" "$STALE"
+head -c $((8 << 20)) /dev/urandom |
+	dd of="$STALE" bs=1M seek=$(($(stat -c %s "$STALE") / 1048576 - 8)) conv=notrunc status=none
+fsck_clean "$STALE" || fail "the last 8 MiB were not free space"
+RAW=$PUT SPARSE=$STALE same_output "ls -R -l -i (stale)" ls -R -l -i -a @IMG@
+img2simg "$STALE" "$TMP/stale-img2simg.simg" || fail "img2simg stale"
+log "uf2fs simg stale.img stale.simg"
+"$UF2FS" simg "$STALE" "$TMP/stale.simg" || fail "uf2fs simg"
+a=$(stat -c %s "$TMP/stale.simg") b=$(stat -c %s "$TMP/stale-img2simg.simg")
+log "sizes: uf2fs simg $a, img2simg $b"
+[ $((a + (6 << 20))) -lt "$b" ] || fail "uf2fs simg kept the stale free blocks ($a vs $b)"
+grep -q '^cac3' <("$PY" "$LIB/simg.py" chunks "$TMP/stale.simg") || fail "no don't-care chunk"
+simg2img "$TMP/stale.simg" "$TMP/round.img" || fail "simg2img of uf2fs simg's output"
+fsck_clean "$TMP/round.img" || fail "the round trip is not clean"
+RAW=$PUT
+for SPARSE in "$TMP/round.img" "$TMP/stale.simg"; do
+	same_output info info @IMG@
+	same_output "ls -R -l -i" ls -R -l -i -a @IMG@
+	rm -rf "$TMP/get-round"
+	"$UF2FS" get "$SPARSE" / "$TMP/get-round" || fail "get $SPARSE"
+	compare_tree "$TMP/get-put-raw" "$TMP/get-round" || fail "get of $SPARSE differs"
+done
+run_limited $T "$UF2FS" simg "$TMP/stale.simg" "$TMP/again.simg"
+expect_clean_error "uf2fs simg of a sparse image" || fail "simg of a sparse image"
+[ ! -e "$TMP/again.simg" ] || fail "uf2fs simg left a partial output"
+rm -f "$TMP/round.img" "$TMP/stale-img2simg.simg"
 
 step "corrupt sparse files"
 # of a small image: copying tens of MiB per defect would only cost time
