@@ -614,7 +614,7 @@ def main():
         # ================= uf2fs get from an Android sparse image =================
         if "sparse" in parts and (not only or "uf2fs" in only.split()):
             sparse_get = measure_sparse_get(base, uf2fs, parse_size(
-                env("BENCH_SPARSE_TREE", "32M" if quick else "200M")), reps)
+                env("BENCH_SPARSE_TREE", "16M" if quick else "200M")), reps)
 
         # ================= report =================
         elapsed = time.time() - t_start

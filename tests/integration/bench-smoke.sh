@@ -31,4 +31,5 @@ for row in '^| WRITE_NEW | 1M | end_fsync |' '^| WRITE_NEW | 1M | fsync=1 |' \
 done
 grep -q '^## Seed 004' "$md" || fail "no seed 004 histogram"
 grep -q '^## Seed 002' "$md" || fail "no seed 002 (precache) section"
+grep -q '^| sparse image |' "$md" || fail "no uf2fs get row for the sparse image"
 pass "bench runs"
