@@ -295,6 +295,24 @@ size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size);
 /* True when the image holds fsync'd data past its last checkpoint. */
 bool uf2fs_needs_recovery(const struct uf2fs *fs);
 
+/* /// Disk quota (quota_ino images; lib/quota.c) /// */
+enum { UF2FS_USRQUOTA, UF2FS_GRPQUOTA, UF2FS_PRJQUOTA };
+struct uf2fs_dquot {
+	uint32_t id;
+	int64_t space, inodes;		/* bytes; inodes */
+	uint64_t bsoft, bhard;		/* bytes (the files keep KiB); 0: none */
+	uint64_t isoft, ihard;
+	int64_t btime, itime;		/* grace ends (seconds since the epoch); 0: none */
+};
+struct uf2fs_quota_list {
+	struct uf2fs_dquot *v;		/* malloc'd, ids ascending; ids using nothing are left out */
+	size_t n;
+	uint32_t bgrace, igrace;	/* seconds */
+	bool need_fsck;			/* the files wait for a recount */
+};
+/* Usage and limits of one quota type; -ENOENT when the image keeps none. */
+int uf2fs_quota_get(struct uf2fs *fs, int type, struct uf2fs_quota_list *out);
+
 /* /// Testing /// */
 /* Power-cut model: device writes so far, whether the cut happened, and the
  * image as power loss would leave it (malloc'd; the caller frees it). */
