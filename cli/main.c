@@ -29,6 +29,8 @@ static const struct cli_command cli_commands[] = {
 	{ "mkdir", cmd_mkdir, "make directories in an image" },
 	{ "rm",    cmd_rm,    "remove files or trees from an image" },
 	{ "stats", cmd_stats, "show cache and device counters of a live mount" },
+	{ "quota", cmd_quota, "report disk quota usage and limits (like repquota)" },
+	{ "setquota", cmd_setquota, "set disk quota limits and grace times" },
 };
 
 #define CLI_NR_COMMANDS (sizeof(cli_commands) / sizeof(cli_commands[0]))

@@ -735,3 +735,144 @@ int uf2fs_quota_get(struct uf2fs *fs, int type, struct uf2fs_quota_list *out)
 	pthread_mutex_unlock(&q->lock);
 	return out->v ? 0 : -ENOMEM;
 }
+
+/// Project IDs (FS_IOC_FSGETXATTR / FS_IOC_FSSETXATTR) ///
+
+int uf2fs_get_projid(struct uf2fs *fs, uint32_t ino, uint32_t *projid)
+{
+	struct f2fs_sb_info *sbi = (struct f2fs_sb_info *)fs;
+	struct f2fs_inode_info *fi;
+
+	if (ino < F2FS_RESERVED_NODE_NUM)
+		return -ENOENT;
+	fi = f2fs_iget(sbi, ino);
+	if (IS_ERR(fi))
+		return PTR_ERR(fi);
+	*projid = fi->projid;
+	f2fs_iput(sbi, fi);
+	return 0;
+}
+
+/* As the kernel's f2fs_ioc_setproject; the caller (the VFS) checked ownership. */
+static int set_projid(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint32_t projid)
+{
+	size_t need = offsetof(struct f2fs_inode, i_projid) + 4 - OFFSET_OF_END_OF_I_EXT;
+
+	if (!f2fs_has_feature(sbi, F2FS_FEATURE_PRJQUOTA))
+		return projid == F2FS_DEF_PROJID ? 0 : -EOPNOTSUPP;
+	if (!(fi->i_inline & F2FS_EXTRA_ATTR))
+		return -EOPNOTSUPP;
+	if (projid == fi->projid)
+		return 0;
+	if (f2fs_is_quota_ino(sbi, fi->ino))
+		return -EPERM;
+	if (fi->extra_isize * 4 < need)
+		return -EOVERFLOW;
+	fi->projid = projid;
+	f2fs_quota_sync_inode(sbi, fi);
+	f2fs_inode_touch(fi, false, true);
+	f2fs_mark_inode_dirty(sbi, fi);
+	return 0;
+}
+
+int uf2fs_set_projid(struct uf2fs *fs, uint32_t ino, uint32_t projid)
+{
+	struct f2fs_sb_info *sbi = (struct f2fs_sb_info *)fs;
+	struct f2fs_inode_info *fi;
+	int ret;
+
+	if (ino < F2FS_RESERVED_NODE_NUM)
+		return -ENOENT;
+	ret = f2fs_begin_write(sbi);
+	if (ret)
+		return ret;
+	fi = f2fs_iget(sbi, ino);
+	if (IS_ERR(fi)) {
+		ret = PTR_ERR(fi);
+	} else {
+		pthread_rwlock_wrlock(&fi->i_rwsem);
+		ret = set_projid(sbi, fi, projid);
+		pthread_rwlock_unlock(&fi->i_rwsem);
+		f2fs_iput(sbi, fi);
+	}
+	f2fs_end_write(sbi);
+	return ret;
+}
+
+/// Limits and grace times (`uf2fs setquota`, UF2FS_IOC_SETQUOTA) ///
+
+int uf2fs_quota_getnext(struct uf2fs *fs, int type, uint32_t id, struct uf2fs_dquot *out,
+			uint32_t *bgrace, uint32_t *igrace)
+{
+	struct f2fs_sb_info *sbi = (struct f2fs_sb_info *)fs;
+	struct f2fs_quota_info *q = sbi->quota;
+	int ret = -ENOENT;
+
+	if (type < 0 || type >= F2FS_MAX_QUOTAS)
+		return -EINVAL;
+	if (!q || !q->t[type].on)
+		return -ENODATA;
+	pthread_mutex_lock(&q->lock);
+	for (size_t i = 0; i < q->t[type].n; i++) {
+		const struct uf2fs_dquot *d = &q->t[type].v[i];
+
+		if (d->id >= id && !dq_empty(d)) {
+			*out = *d;
+			ret = 0;
+			break;
+		}
+	}
+	*bgrace = q->t[type].bgrace;
+	*igrace = q->t[type].igrace;
+	pthread_mutex_unlock(&q->lock);
+	return ret;
+}
+
+int uf2fs_quota_set(struct uf2fs *fs, int type, uint32_t id, const struct uf2fs_dquot *lim,
+		    uint32_t bgrace, uint32_t igrace, unsigned int mask)
+{
+	struct f2fs_sb_info *sbi = (struct f2fs_sb_info *)fs;
+	struct f2fs_quota_info *q = sbi->quota;
+	struct qtype *t;
+	int ret;
+
+	if (type < 0 || type >= F2FS_MAX_QUOTAS)
+		return -EINVAL;
+	if (!q || !q->t[type].on)
+		return -ENODATA;
+	if (sbi->opts.read_only)
+		return -EROFS;
+	ret = f2fs_begin_write(sbi);
+	if (ret)
+		return ret;
+	t = &q->t[type];
+	pthread_mutex_lock(&q->lock);
+	if (mask & (UF2FS_QSET_BLIMITS | UF2FS_QSET_ILIMITS)) {
+		struct uf2fs_dquot *d = dq_find(t, id, true);
+
+		if (!d) {
+			ret = -ENOMEM;
+		} else {
+			if (mask & UF2FS_QSET_BLIMITS) {
+				/* the files keep KiB */
+				d->bsoft = lim->bsoft & ~(uint64_t)(QT_BLKSIZE - 1);
+				d->bhard = lim->bhard & ~(uint64_t)(QT_BLKSIZE - 1);
+				d->btime = 0;
+			}
+			if (mask & UF2FS_QSET_ILIMITS) {
+				d->isoft = lim->isoft;
+				d->ihard = lim->ihard;
+				d->itime = 0;
+			}
+			dq_update_grace(t, d);
+		}
+	}
+	if (mask & UF2FS_QSET_BGRACE)
+		t->bgrace = bgrace;
+	if (mask & UF2FS_QSET_IGRACE)
+		t->igrace = igrace;
+	q->dirty = true;
+	pthread_mutex_unlock(&q->lock);
+	f2fs_end_write(sbi);
+	return ret;
+}
