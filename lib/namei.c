@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "f2fs.h"
+#include "quota.h"
 
 #define SBI(fs) ((struct f2fs_sb_info *)(fs))
 
@@ -152,6 +153,9 @@ static int do_create(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char *nam
 		if (S_ISDIR(mode))
 			mode |= S_ISGID;
 	}
+	ret = f2fs_quota_reserve_inode(sbi, args->uid, gid, dir);
+	if (ret)
+		goto unlock;
 	/* under dir's lock, so a concurrent setfacl -d is either seen whole or not at all */
 	ret = f2fs_acl_create(sbi, dir, &mode, args->umask, &na);
 	if (ret)

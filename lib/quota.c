@@ -56,6 +56,7 @@ struct f2fs_quota_info {
 	struct qtype t[F2FS_MAX_QUOTAS];
 	bool dirty;			/* the table changed since the files were written */
 	bool need_repair;		/* the files are not to be trusted: recount */
+	bool has_rsv;			/* reservations since the last checkpoint */
 	bool write_failed;
 };
 
@@ -546,6 +547,13 @@ int f2fs_quota_checkpoint(struct f2fs_sb_info *sbi)
 	if (!q || sbi->opts.read_only)
 		return 0;
 	f2fs_icache_for_each(sbi, sync_cached, NULL);
+	/* data is written back: what was reserved is in the usage now */
+	pthread_mutex_lock(&q->lock);
+	for (int i = 0; i < F2FS_MAX_QUOTAS && q->has_rsv; i++)
+		for (size_t j = 0; j < q->t[i].n; j++)
+			q->t[i].v[j].rsv_space = q->t[i].v[j].rsv_inodes = 0;
+	q->has_rsv = false;
+	pthread_mutex_unlock(&q->lock);
 	if (!q->dirty || q->need_repair)
 		return 0;
 	for (int i = 0; i < F2FS_MAX_QUOTAS && !ret; i++) {
@@ -875,4 +883,121 @@ int uf2fs_quota_set(struct uf2fs *fs, int type, uint32_t id, const struct uf2fs_
 	pthread_mutex_unlock(&q->lock);
 	f2fs_end_write(sbi);
 	return ret;
+}
+
+/// Limits (usrquota, grpquota, prjquota) ///
+
+static __thread bool caller_limited;
+
+void uf2fs_quota_caller(uint32_t uid)
+{
+	caller_limited = uid != 0;
+}
+
+static bool dq_over(const struct uf2fs_dquot *d, int64_t space, int64_t inodes, int64_t now)
+{
+	if (space && d->bhard && space > (int64_t)d->bhard)
+		return true;
+	if (space && d->bsoft && space > (int64_t)d->bsoft && d->btime && now >= d->btime)
+		return true;
+	if (inodes && d->ihard && inodes > (int64_t)d->ihard)
+		return true;
+	if (inodes && d->isoft && inodes > (int64_t)d->isoft && d->itime && now >= d->itime)
+		return true;
+	return false;
+}
+
+/*
+ * Reserve nblocks and ninodes for ids, as dquot_reserve_block and
+ * dquot_alloc_inode check them. Usage in the table is exact as of the last
+ * checkpoint; what was reserved since is added, and may count a block twice
+ * (written twice before its writeback): so an apparent excess with
+ * reservations outstanding asks for a checkpoint and a retry (-EAGAIN, as
+ * for space) before it is EDQUOT.
+ */
+static int quota_reserve(struct f2fs_sb_info *sbi, const uint32_t ids[3], uint64_t nblocks,
+			 unsigned int ninodes, bool limited)
+{
+	struct f2fs_quota_info *q = sbi->quota;
+	int64_t now = time(NULL), add = (int64_t)nblocks * F2FS_BLKSIZE;
+	int ret = 0;
+
+	if (!q || !sbi->opts.quota_enforce || !limited || (!nblocks && !ninodes))
+		return 0;
+	pthread_mutex_lock(&q->lock);
+	for (int i = 0; i < F2FS_MAX_QUOTAS && !ret; i++) {
+		struct uf2fs_dquot *d;
+
+		if (!q->t[i].on || !(sbi->opts.quota_enforce & (1u << i)))
+			continue;
+		d = dq_find(&q->t[i], ids[i], false);
+		if (d && dq_over(d, nblocks ? d->space + d->rsv_space + add : 0,
+				 ninodes ? d->inodes + d->rsv_inodes + ninodes : 0, now))
+			ret = q->has_rsv ? -EAGAIN : -EDQUOT;
+	}
+	for (int i = 0; i < F2FS_MAX_QUOTAS && !ret; i++) {
+		struct uf2fs_dquot *d;
+
+		if (!q->t[i].on || !(sbi->opts.quota_enforce & (1u << i)))
+			continue;
+		d = dq_find(&q->t[i], ids[i], false);
+		if (d) {
+			d->rsv_space += add;
+			d->rsv_inodes += ninodes;
+			q->has_rsv = true;
+		}
+	}
+	pthread_mutex_unlock(&q->lock);
+	return ret;
+}
+
+int f2fs_quota_reserve_inode(struct f2fs_sb_info *sbi, uint32_t uid, uint32_t gid,
+			     const struct f2fs_inode_info *dir)
+{
+	/* the creator's uid is the caller's: root ignores limits */
+	uint32_t ids[3] = { uid, gid, F2FS_DEF_PROJID };
+
+	if (dir && (dir->flags & F2FS_PROJINHERIT_FL))
+		ids[2] = dir->projid;
+	return quota_reserve(sbi, ids, 0, 1, uid != 0);
+}
+
+/* Blocks of [off, off + len) that have none yet: what a write or fallocate adds. */
+static int count_holes(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t off,
+		       uint64_t len, uint64_t *holes)
+{
+	uint64_t blk = off / F2FS_BLKSIZE, end = DIV_ROUND_UP(off + len, F2FS_BLKSIZE);
+
+	*holes = 0;
+	if (f2fs_is_inline_data(fi) || f2fs_is_compressed(fi)) {
+		*holes = end - blk;
+		return 0;
+	}
+	while (blk < end) {
+		struct f2fs_map_blocks map = { .lblk = blk, .len = (uint32_t)MIN(end - blk, 1u << 20) };
+		int ret = f2fs_map_blocks(sbi, fi, &map);
+
+		if (ret)
+			return ret;
+		if (!map.len)
+			map.len = 1;
+		if (map.pblk == NULL_ADDR)
+			*holes += map.len;
+		blk += map.len;
+	}
+	return 0;
+}
+
+int f2fs_quota_reserve_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			      uint64_t off, uint64_t len)
+{
+	uint32_t ids[3] = { fi->uid, fi->gid, fi->projid };
+	uint64_t holes;
+	int ret;
+
+	if (!sbi->quota || !sbi->opts.quota_enforce || !caller_limited || !len)
+		return 0;
+	f2fs_quota_sync_inode(sbi, fi);
+	ret = count_holes(sbi, fi, off, len, &holes);
+	return ret ? ret : quota_reserve(sbi, ids, holes, 0, caller_limited);
 }

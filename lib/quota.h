@@ -23,6 +23,11 @@ bool f2fs_quota_need_fsck(const struct f2fs_sb_info *sbi);
 void f2fs_quota_sync_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
 /* An inode read from its block: charged with what the block says. */
 void f2fs_quota_inode_loaded(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+/* Limits (usrquota...): EDQUOT, or -EAGAIN for a checkpoint and a retry. */
+int f2fs_quota_reserve_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			      uint64_t off, uint64_t len);
+int f2fs_quota_reserve_inode(struct f2fs_sb_info *sbi, uint32_t uid, uint32_t gid,
+			     const struct f2fs_inode_info *dir);
 bool f2fs_is_quota_ino(const struct f2fs_sb_info *sbi, nid_t ino);
 /* i_projid when the inode has it (project_quota, extra attributes), else 0. */
 uint32_t f2fs_raw_projid(const struct f2fs_sb_info *sbi, const struct f2fs_inode *ri);

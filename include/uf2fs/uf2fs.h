@@ -80,6 +80,11 @@ struct uf2fs_options {
 	 * stored access ACL alone. The ACL xattrs stay readable and writable.
 	 */
 	bool noacl;
+	/*
+	 * Quota limits enforced (EDQUOT) on quota_ino images, as the kernel's
+	 * usrquota (1), grpquota (2), prjquota (4); 0: accounting only.
+	 */
+	unsigned int quota_enforce;
 	/* RAM backend only: the image bytes (copied) */
 	const void *ram_image;
 	size_t ram_size;
@@ -303,6 +308,7 @@ struct uf2fs_dquot {
 	uint64_t bsoft, bhard;		/* bytes (the files keep KiB); 0: none */
 	uint64_t isoft, ihard;
 	int64_t btime, itime;		/* grace ends (seconds since the epoch); 0: none */
+	int64_t rsv_space, rsv_inodes;	/* the library's: reserved, not yet written back */
 };
 struct uf2fs_quota_list {
 	struct uf2fs_dquot *v;		/* malloc'd, ids ascending; ids using nothing are left out */
@@ -325,6 +331,12 @@ int uf2fs_quota_set(struct uf2fs *fs, int type, uint32_t id, const struct uf2fs_
 /* Project ID (FS_IOC_FSGETXATTR/FSSETXATTR's fsx_projid); 0 without project_quota. */
 int uf2fs_get_projid(struct uf2fs *fs, uint32_t ino, uint32_t *projid);
 int uf2fs_set_projid(struct uf2fs *fs, uint32_t ino, uint32_t projid);
+/*
+ * Who the next writes and creates of this thread act for: uid 0 ignores
+ * limits, as CAP_SYS_RESOURCE does on Linux. The FUSE front end sets it per
+ * request; library callers are privileged unless they say otherwise.
+ */
+void uf2fs_quota_caller(uint32_t uid);
 
 /* /// Testing /// */
 /* Power-cut model: device writes so far, whether the cut happened, and the
