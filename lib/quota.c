@@ -225,6 +225,7 @@ struct qf_parse {
 	const uint8_t *buf;
 	uint32_t nblocks;
 	uint8_t *seen;			/* data blocks already read */
+	uint8_t *tree_seen;		/* tree blocks: each has one parent */
 	struct qtype *t;
 	int depth_err;
 };
@@ -285,10 +286,15 @@ static int parse_tree(struct qf_parse *p, uint32_t blk, int depth)
 			continue;
 		if (ref >= p->nblocks || ref <= QT_TREEOFF)
 			return -EFSCORRUPTED;
-		if (depth == QT_TREEDEPTH - 1)
+		if (depth == QT_TREEDEPTH - 1) {
 			ret = parse_data_block(p, ref);
-		else
+		} else {
+			/* a block met twice is a loop or a shared subtree: corrupt */
+			if (p->tree_seen[ref / 8] & (1u << (ref % 8)))
+				return -EFSCORRUPTED;
+			p->tree_seen[ref / 8] |= 1u << (ref % 8);
 			ret = parse_tree(p, ref, depth + 1);
+		}
 		if (ret)
 			return ret;
 	}
@@ -348,8 +354,10 @@ static int qf_load(struct f2fs_sb_info *sbi, int type, struct qtype *t)
 	t->igrace = get32(buf + V2_DQINFOOFF + 4);
 	t->flags = get32(buf + V2_DQINFOOFF + 8);
 	p.seen = calloc(1, p.nblocks / 8 + 1);
-	ret = p.seen ? parse_tree(&p, QT_TREEOFF, 0) : -ENOMEM;
+	p.tree_seen = calloc(1, p.nblocks / 8 + 1);
+	ret = p.seen && p.tree_seen ? parse_tree(&p, QT_TREEOFF, 0) : -ENOMEM;
 	free(p.seen);
+	free(p.tree_seen);
 out:
 	free(buf);
 	return ret;
@@ -611,8 +619,9 @@ int f2fs_quota_mount(struct f2fs_sb_info *sbi)
 		t->on = true;
 		ret = qf_load(sbi, i, t);
 		if (ret) {
-			f2fs_msg(sbi, "%s quota file (inode %u) unreadable (%s); it will be rebuilt",
-				 qf_name[i], t->ino, strerror(-ret));
+			f2fs_msg(sbi, "%s quota file (inode %u) unreadable (%s); %s",
+				 qf_name[i], t->ino, strerror(-ret), sbi->opts.read_only ?
+				 "no usage to show" : "usage will be recounted");
 			t->n = 0;
 			t->bgrace = t->igrace = QF_DEF_GRACE;
 			q->need_repair = true;

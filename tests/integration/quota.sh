@@ -176,6 +176,27 @@ os.write(fd, os.urandom(40960)); os.fchown(fd, 3000, 3001); os.fsync(fd)' \
 	fsck_quota_clean "$img" "$name roll-forward"
 	compare_usage "$img" "$name roll-forward"
 	grep -q "^user 3000 40 1$" "$TMP/usage" || fail "the recovered file is not counted"
+
+	step "$name: a damaged quota file is recounted at the next read-write mount"
+	# the user quota file is inode 4 on mkfs.f2fs images: check its magic, break it
+	"$PY" - "$img" "$LIB" <<'PYEOF' || fail "could not damage the user quota file"
+import struct, sys
+sys.path.insert(0, sys.argv[2])
+import f2fsimg
+img = f2fsimg.Image(sys.argv[1], True)
+addr = img.bmap(img.inode(4), 0)
+blk = bytearray(img.block(addr))
+assert struct.unpack_from("<I", blk, 0)[0] == 0xd9c01f11, "not the user quota file"
+blk[0:4] = b"\0\0\0\0"
+img.write_block(addr, bytes(blk))
+PYEOF
+	mount_uf2fs "$img" "$MNT" rw || fail "mount with a damaged quota file"
+	echo more >"$MNT/w/after-damage"
+	umount_uf2fs "$MNT" || fail "unmount after the damage"
+	grep -q "usage will be recounted" "$(mount_log "$MNT")" ||
+		fail "the damaged quota file went unnoticed"
+	fsck_quota_clean "$img" "$name damaged quota file"
+	compare_usage "$img" "$name damaged quota file"
 }
 
 run_image android "-g android" 0 1
