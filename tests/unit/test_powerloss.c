@@ -587,6 +587,17 @@ static void sc_quota(struct run *r)
 	f_write(r, "q3", 20000, 200000, 3004);
 	f_gc(r);
 	f_fsync(r, "q3", false);
+	/* an orphan in the checkpoint: charged until the mount after the cut frees it */
+	f_create(r, "q4");
+	f_write(r, "q4", 0, 100000, 3005);
+	f_chown(r, "q4", 1005, 1005);
+	f_sync(r);
+	r->orphan_blocks = 100000 / 4096;
+	f_open(r, "q4");
+	f_unlink(r, "q4");
+	f_sync(r);
+	f_write(r, "q3", 0, 4096, 3006);
+	f_fsync(r, "q3", false);
 }
 
 static const struct scenario scenarios[] = {
