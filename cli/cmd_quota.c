@@ -117,7 +117,7 @@ static void fmt_period(char *buf, size_t len, uint32_t secs)
 		snprintf(buf, len, "%02u:%02u", secs / 3600, secs % 3600 / 60);
 }
 
-/* repquota's layout, usage in KiB; one line per id. */
+/* repquota's layout, usage in KiB; one line per id. 1 when the type is kept. */
 static int report_type(struct qsrc *s, int type, const char *target)
 {
 	struct uf2fs_dquot d;
@@ -159,7 +159,7 @@ static int report_type(struct qsrc *s, int type, const char *target)
 		id = d.id + 1;
 	}
 	printf("\n");
-	return 0;
+	return 1;
 }
 
 static int parse_type(int c, int *type)
@@ -192,7 +192,7 @@ int cmd_quota(int argc, char **argv)
 	struct uf2fs_options opts;
 	bool want[3] = { false, false, false }, any = false;
 	struct qsrc s;
-	int c, ret = 0, type;
+	int c, ret = 0, type, shown = 0;
 
 	uf2fs_default_options(&opts);
 	while ((c = getopt_long(argc, argv, "hugPo:", longopts, NULL)) != -1) {
@@ -214,12 +214,21 @@ int cmd_quota(int argc, char **argv)
 				       "too many arguments");
 	if (qsrc_open(argv[optind], &opts, false, &s))
 		return CLI_EXIT_FAIL;
-	for (type = 0; type < 3 && !ret; type++)
-		if (!any || want[type])
+	for (type = 0; type < 3 && ret >= 0; type++) {
+		if (!any || want[type]) {
 			ret = report_type(&s, type, argv[optind]);
-	if (ret == -ENOTTY || ret == -EINVAL)
+			shown += ret > 0;
+		}
+	}
+	if (ret > 0)
+		ret = 0;
+	if (!ret && !shown) {
+		cli_error("%s: no %squota files (mkfs.f2fs -O quota[,project_quota])",
+			  argv[optind], any ? "such " : "");
+		ret = -ENODATA;
+	} else if (ret == -ENOTTY || ret == -EINVAL)
 		cli_error("%s: not a uf2fs mount", argv[optind]);
-	else if (ret < 0)
+	else if (ret < 0 && ret != -ENODATA)
 		cli_path_error(argv[optind], ret);
 	ret = qsrc_close(&s, argv[optind], false, ret ? CLI_EXIT_FAIL : CLI_EXIT_OK);
 	return fflush(stdout) ? CLI_EXIT_FAIL : ret;

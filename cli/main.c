@@ -47,7 +47,7 @@ static void cli_print_help(FILE *out)
 		"\n"
 		"Commands:\n");
 	for (i = 0; i < CLI_NR_COMMANDS; i++)
-		fprintf(out, "  %-7s %s\n", cli_commands[i].name, cli_commands[i].summary);
+		fprintf(out, "  %-8s %s\n", cli_commands[i].name, cli_commands[i].summary);
 	fprintf(out,
 		"  help    show this help, or a command's with 'help COMMAND'\n"
 		"\n"
