@@ -168,6 +168,7 @@ static void fuse_ioctl_fssetxattr(fuse_req_t req, fuse_ino_t ino, const void *in
 		return;
 	}
 	/* as f2fs_fileattr_set: the project ID first, then the flags */
+	uf2fs_quota_caller(fuse_req_ctx(req)->uid);
 	ret = uf2fs_set_projid(u->fs, f2fs_ino, fsx.fsx_projid);
 	if (ret == 0)
 		ret = uf2fs_get_flags(u->fs, f2fs_ino, &flags);

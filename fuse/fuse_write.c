@@ -92,6 +92,7 @@ void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_s
 	if ((to_set & FUSE_SET_ATTR_KILL_SUID) ||
 	    (u->killpriv_v2 && (valid & (UF2FS_SET_UID | UF2FS_SET_GID))))
 		valid |= UF2FS_SET_KILL_SUIDGID;
+	uf2fs_quota_caller(fuse_req_ctx(req)->uid);	/* chgrp past a group's limit */
 	/* Nothing we know to change (only FORCE or KILL bits): just the attributes. */
 	if (valid)
 		ret = uf2fs_setattr(u->fs, f2fs_ino, &in, valid, &out);

@@ -664,6 +664,10 @@ static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a
 		ret = -EPERM;
 	else if ((valid & UF2FS_SET_SIZE) && DIV_ROUND_UP(a->size, F2FS_BLKSIZE) > max_file_blocks(fi))
 		ret = -EFBIG;
+	/* as f2fs_setattr: the quota transfer first (EDQUOT past the new owner's limits) */
+	if (!ret && (valid & (UF2FS_SET_UID | UF2FS_SET_GID)))
+		ret = f2fs_quota_transfer(sbi, fi, (valid & UF2FS_SET_UID) ? a->uid : fi->uid,
+					  (valid & UF2FS_SET_GID) ? a->gid : fi->gid, fi->projid);
 	if (!ret && (valid & UF2FS_SET_SIZE) && a->size != fi->size) {
 		ret = truncate_to(sbi, fi, a->size);
 		if (!ret)

@@ -773,6 +773,7 @@ int uf2fs_get_projid(struct uf2fs *fs, uint32_t ino, uint32_t *projid)
 /* As the kernel's f2fs_ioc_setproject; the caller (the VFS) checked ownership. */
 static int set_projid(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint32_t projid)
 {
+	int ret;
 	size_t need = offsetof(struct f2fs_inode, i_projid) + 4 - OFFSET_OF_END_OF_I_EXT;
 
 	if (!f2fs_has_feature(sbi, F2FS_FEATURE_PRJQUOTA))
@@ -785,6 +786,9 @@ static int set_projid(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint
 		return -EPERM;
 	if (fi->extra_isize * 4 < need)
 		return -EOVERFLOW;
+	ret = f2fs_quota_transfer(sbi, fi, fi->uid, fi->gid, projid);
+	if (ret)
+		return ret;
 	fi->projid = projid;
 	f2fs_quota_sync_inode(sbi, fi);
 	f2fs_inode_touch(fi, false, true);
@@ -792,7 +796,7 @@ static int set_projid(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint
 	return 0;
 }
 
-int uf2fs_set_projid(struct uf2fs *fs, uint32_t ino, uint32_t projid)
+static int do_set_projid(struct uf2fs *fs, uint32_t ino, uint32_t projid)
 {
 	struct f2fs_sb_info *sbi = (struct f2fs_sb_info *)fs;
 	struct f2fs_inode_info *fi;
@@ -814,6 +818,11 @@ int uf2fs_set_projid(struct uf2fs *fs, uint32_t ino, uint32_t projid)
 	}
 	f2fs_end_write(sbi);
 	return ret;
+}
+
+int uf2fs_set_projid(struct uf2fs *fs, uint32_t ino, uint32_t projid)
+{
+	return F2FS_WITH_ROOM((struct f2fs_sb_info *)fs, do_set_projid(fs, ino, projid));
 }
 
 /// Limits and grace times (`uf2fs setquota`, UF2FS_IOC_SETQUOTA) ///
@@ -925,7 +934,7 @@ static bool dq_over(const struct uf2fs_dquot *d, int64_t space, int64_t inodes, 
  * for space) before it is EDQUOT.
  */
 static int quota_reserve(struct f2fs_sb_info *sbi, const uint32_t ids[3], uint64_t nblocks,
-			 unsigned int ninodes, bool limited)
+			 unsigned int ninodes, bool limited, unsigned int types)
 {
 	struct f2fs_quota_info *q = sbi->quota;
 	int64_t now = time(NULL), add = (int64_t)nblocks * F2FS_BLKSIZE;
@@ -937,7 +946,7 @@ static int quota_reserve(struct f2fs_sb_info *sbi, const uint32_t ids[3], uint64
 	for (int i = 0; i < F2FS_MAX_QUOTAS && !ret; i++) {
 		struct uf2fs_dquot *d;
 
-		if (!q->t[i].on || !(sbi->opts.quota_enforce & (1u << i)))
+		if (!q->t[i].on || !(sbi->opts.quota_enforce & types & (1u << i)))
 			continue;
 		d = dq_find(&q->t[i], ids[i], false);
 		if (d && dq_over(d, nblocks ? d->space + d->rsv_space + add : 0,
@@ -947,7 +956,7 @@ static int quota_reserve(struct f2fs_sb_info *sbi, const uint32_t ids[3], uint64
 	for (int i = 0; i < F2FS_MAX_QUOTAS && !ret; i++) {
 		struct uf2fs_dquot *d;
 
-		if (!q->t[i].on || !(sbi->opts.quota_enforce & (1u << i)))
+		if (!q->t[i].on || !(sbi->opts.quota_enforce & types & (1u << i)))
 			continue;
 		d = dq_find(&q->t[i], ids[i], false);
 		if (d) {
@@ -968,7 +977,7 @@ int f2fs_quota_reserve_inode(struct f2fs_sb_info *sbi, uint32_t uid, uint32_t gi
 
 	if (dir && (dir->flags & F2FS_PROJINHERIT_FL))
 		ids[2] = dir->projid;
-	return quota_reserve(sbi, ids, 0, 1, uid != 0);
+	return quota_reserve(sbi, ids, 0, 1, uid != 0, 7);
 }
 
 /* Blocks of [off, off + len) that have none yet: what a write or fallocate adds. */
@@ -1008,5 +1017,30 @@ int f2fs_quota_reserve_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *
 		return 0;
 	f2fs_quota_sync_inode(sbi, fi);
 	ret = count_holes(sbi, fi, off, len, &holes);
-	return ret ? ret : quota_reserve(sbi, ids, holes, 0, caller_limited);
+	return ret ? ret : quota_reserve(sbi, ids, holes, 0, caller_limited, 7);
+}
+
+/*
+ * chown, chgrp or a new project ID: the new ids take the inode's space and
+ * the inode itself, as dquot_transfer checks them (EDQUOT past their limits).
+ */
+int f2fs_quota_transfer(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint32_t uid,
+			uint32_t gid, uint32_t projid)
+{
+	uint32_t ids[3] = { uid, gid, projid };
+	unsigned int types = (uid != fi->uid) | (gid != fi->gid) << 1 | (projid != fi->projid) << 2;
+
+	int ret;
+
+	if (!sbi->quota || !sbi->opts.quota_enforce || !caller_limited || !types ||
+	    f2fs_is_quota_ino(sbi, fi->ino))
+		return 0;
+	/* Linux moves reserved blocks too: give the dirty data its blocks first */
+	if (S_ISREG(fi->mode) && !fi->atomic) {
+		ret = f2fs_writeback_inode(sbi, fi);
+		if (ret)
+			return ret;
+	}
+	f2fs_quota_sync_inode(sbi, fi);
+	return quota_reserve(sbi, ids, fi->blocks ? fi->blocks - 1 : 0, 1, true, types);
 }

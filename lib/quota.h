@@ -28,6 +28,8 @@ int f2fs_quota_reserve_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *
 			      uint64_t off, uint64_t len);
 int f2fs_quota_reserve_inode(struct f2fs_sb_info *sbi, uint32_t uid, uint32_t gid,
 			     const struct f2fs_inode_info *dir);
+int f2fs_quota_transfer(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint32_t uid,
+			uint32_t gid, uint32_t projid);
 bool f2fs_is_quota_ino(const struct f2fs_sb_info *sbi, nid_t ino);
 /* i_projid when the inode has it (project_quota, extra attributes), else 0. */
 uint32_t f2fs_raw_projid(const struct f2fs_sb_info *sbi, const struct f2fs_inode *ri);

@@ -11,7 +11,8 @@
 # another project is EXDEV. Then, on the first image: a second mount changes
 # more (the files uf2fs wrote are read back), and a crash after an fsync
 # (roll-forward recovery, then a recount); last, limits with usrquota and
-# prjquota (EDQUOT for a non-root writer, root exempt).
+# prjquota (EDQUOT for a non-root writer, root exempt), and a chgrp past a
+# group's limit.
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 need_root
@@ -208,11 +209,12 @@ truncate -s 128M "$IMG"
 "$MKFS_F2FS" -f -q -g android "$IMG" >/dev/null
 "$UF2FS" setquota -u 1000 1024 2048 0 5 "$IMG" || fail "setquota on an image"
 "$UF2FS" setquota -P 55 0 512 0 0 "$IMG" || fail "setquota -P on an image"
+"$UF2FS" setquota -g 3000 0 64 0 0 "$IMG" || fail "setquota -g on an image"
 "$UF2FS" quota -u "$IMG" | grep -qE '^#1000 .* 1024 +2048 ' || fail "limits not stored"
-mount_uf2fs "$IMG" "$MNT" rw,usrquota,prjquota,allow_other || fail "mount -o usrquota"
-mkdir "$MNT/u" "$MNT/p"
+mount_uf2fs "$IMG" "$MNT" rw,usrquota,grpquota,prjquota,allow_other || fail "mount -o usrquota"
+mkdir "$MNT/u" "$MNT/p" "$MNT/g"
 chown 1000 "$MNT/u"
-chmod 777 "$MNT/u" "$MNT/p"
+chmod 777 "$MNT/u" "$MNT/p" "$MNT/g"
 chattr +P -p 55 "$MNT/p"
 as_user() { setpriv --reuid=1000 --regid=1000 --clear-groups "$@"; }
 out=$(as_user dd if=/dev/zero of="$MNT/u/big" bs=64k count=64 2>&1) && fail "wrote past the hard limit"
@@ -226,6 +228,12 @@ dd if=/dev/zero of="$MNT/u/root" bs=64k count=64 status=none || fail "root is no
 out=$(setpriv --reuid=1001 --regid=1001 --clear-groups \
 	dd if=/dev/zero of="$MNT/p/pbig" bs=64k count=16 2>&1) && fail "past the project limit"
 [ "$(stat -c %s "$MNT/p/pbig")" = 524288 ] || fail "project hard limit 512 KiB"
+# chgrp by the owner: the new group takes the file's blocks (dquot_transfer)
+as_1001() { setpriv --reuid=1001 --regid=1001 --groups=3000 "$@"; }
+as_1001 dd if=/dev/urandom of="$MNT/g/f" bs=4k count=32 status=none || fail "write as 1001"
+as_1001 chgrp 3000 "$MNT/g/f" 2>/dev/null && fail "chgrp past the group's hard limit"
+as_1001 truncate -s 32k "$MNT/g/f" || fail "truncate as 1001"
+as_1001 chgrp 3000 "$MNT/g/f" || fail "chgrp under the group's limit"
 umount_uf2fs "$MNT" || fail "unmount limits"
 fsck_quota_clean "$IMG" "limits"
 compare_usage "$IMG" "limits"
