@@ -30,6 +30,8 @@ static const struct cli_command cli_commands[] = {
 	{ "rm",    cmd_rm,    "remove files or trees from an image" },
 	{ "simg",  cmd_simg,  "write a new Android sparse image of an image" },
 	{ "stats", cmd_stats, "show cache and device counters of a live mount" },
+	{ "quota", cmd_quota, "report disk quota usage and limits (like repquota)" },
+	{ "setquota", cmd_setquota, "set disk quota limits and grace times" },
 };
 
 #define CLI_NR_COMMANDS (sizeof(cli_commands) / sizeof(cli_commands[0]))
@@ -46,7 +48,7 @@ static void cli_print_help(FILE *out)
 		"\n"
 		"Commands:\n");
 	for (i = 0; i < CLI_NR_COMMANDS; i++)
-		fprintf(out, "  %-7s %s\n", cli_commands[i].name, cli_commands[i].summary);
+		fprintf(out, "  %-8s %s\n", cli_commands[i].name, cli_commands[i].summary);
 	fprintf(out,
 		"  help    show this help, or a command's with 'help COMMAND'\n"
 		"\n"

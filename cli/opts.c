@@ -254,6 +254,16 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 		return cli_parse_compress_log_size(opts, val);
 	if (klen == 18 && !strncmp(opt, "compress_extension", klen))
 		return cli_parse_compress_extension(opts, val);
+	/* f2fs's quota options: limits enforced on quota_ino images (lib/quota.c) */
+	if (!strcmp(opt, "usrquota") || !strcmp(opt, "quota") || !strcmp(opt, "grpquota") ||
+	    !strcmp(opt, "prjquota")) {
+		opts->quota_enforce |= opt[0] == 'g' ? 2u : opt[0] == 'p' ? 4u : 1u;
+		return 1;
+	}
+	if (!strcmp(opt, "noquota")) {
+		opts->quota_enforce = 0;
+		return 1;
+	}
 	if (!strcmp(opt, "compress_chksum")) {
 		opts->compress.chksum = true;
 		return 1;

@@ -121,7 +121,6 @@ static uint32_t fuse_apply_xflags(uint32_t flags, uint32_t xflags)
 	return flags;
 }
 
-/* Project ids are not in the library's attributes yet: always 0. */
 static void fuse_ioctl_fsgetxattr(fuse_req_t req, uint32_t ino, size_t out_bufsz)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
@@ -139,6 +138,11 @@ static void fuse_ioctl_fsgetxattr(fuse_req_t req, uint32_t ino, size_t out_bufsz
 		return;
 	}
 	fsx.fsx_xflags = fuse_flags_to_xflags(flags);
+	ret = uf2fs_get_projid(u->fs, ino, &fsx.fsx_projid);
+	if (ret < 0) {
+		fuse_op_error(req, ret);
+		return;
+	}
 	fuse_reply_ioctl(req, 0, &fsx, sizeof(fsx));
 }
 
@@ -158,12 +162,16 @@ static void fuse_ioctl_fssetxattr(fuse_req_t req, fuse_ino_t ino, const void *in
 		return;
 	}
 	memcpy(&fsx, in_buf, sizeof(fsx));
-	if (fsx.fsx_projid || fsx.fsx_extsize || fsx.fsx_cowextsize ||
+	if (fsx.fsx_extsize || fsx.fsx_cowextsize ||
 	    (fsx.fsx_xflags & ~fuse_flags_to_xflags(~0u))) {
 		fuse_reply_err(req, EOPNOTSUPP);
 		return;
 	}
-	ret = uf2fs_get_flags(u->fs, f2fs_ino, &flags);
+	/* as f2fs_fileattr_set: the project ID first, then the flags */
+	uf2fs_quota_caller(fuse_req_ctx(req)->uid);
+	ret = uf2fs_set_projid(u->fs, f2fs_ino, fsx.fsx_projid);
+	if (ret == 0)
+		ret = uf2fs_get_flags(u->fs, f2fs_ino, &flags);
 	if (ret == 0)
 		ret = uf2fs_set_flags(u->fs, f2fs_ino, fuse_apply_xflags(flags, fsx.fsx_xflags));
 	fuse_ioctl_set_done(req, u, ino, ret);
@@ -300,6 +308,56 @@ static bool fuse_ioctl_f2fs(fuse_req_t req, fuse_ino_t ino, uint32_t f2fs_ino, u
 	return false;
 }
 
+/* `uf2fs quota MNT` and `uf2fs setquota MNT`: the quotactl FUSE lacks. */
+static void fuse_ioctl_quota(fuse_req_t req, unsigned int cmd, const void *in_buf,
+			     size_t in_bufsz, size_t out_bufsz)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	struct uf2fs_ioc_quota q;
+	struct uf2fs_dquot d = { 0 };
+	int ret;
+
+	if (in_bufsz < sizeof(q) || (cmd == UF2FS_IOC_GETNEXTQUOTA && out_bufsz < sizeof(q))) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	memcpy(&q, in_buf, sizeof(q));
+	if (cmd == UF2FS_IOC_SETQUOTA) {
+		/* quotactl's Q_SETQUOTA and Q_SETINFO need CAP_SYS_ADMIN */
+		if (fuse_req_ctx(req)->uid != 0) {
+			fuse_reply_err(req, EPERM);
+			return;
+		}
+		if (fuse_uf2fs_refuse_ro(req, u))
+			return;
+		d.bsoft = q.bsoft, d.bhard = q.bhard, d.isoft = q.isoft, d.ihard = q.ihard;
+		fuse_ioctl_reply_status(req, uf2fs_quota_set(u->fs, (int)q.type, q.id, &d,
+							     q.bgrace, q.igrace, q.flags));
+		return;
+	}
+	/*
+	 * uf2fs allocates blocks at writeback, where Linux reserves them at
+	 * write: a report (from id 0) writes dirty data back first.
+	 */
+	if (q.id == 0 && u->mounted_rw) {
+		ret = uf2fs_sync(u->fs);
+		if (ret < 0) {
+			fuse_reply_err(req, -ret);
+			return;
+		}
+	}
+	ret = uf2fs_quota_getnext(u->fs, (int)q.type, q.id, &d, &q.bgrace, &q.igrace);
+	if (ret < 0 && ret != -ENOENT) {
+		fuse_reply_err(req, -ret);
+		return;
+	}
+	q.flags = ret ? 0 : UF2FS_IOC_QUOTA_FOUND;
+	q.id = d.id, q.space = d.space, q.inodes = d.inodes;
+	q.bsoft = d.bsoft, q.bhard = d.bhard, q.isoft = d.isoft, q.ihard = d.ihard;
+	q.btime = d.btime, q.itime = d.itime;
+	fuse_reply_ioctl(req, 0, &q, sizeof(q));
+}
+
 void fuse_op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 		   struct fuse_file_info *fi, unsigned int flags, const void *in_buf,
 		   size_t in_bufsz, size_t out_bufsz)
@@ -329,6 +387,10 @@ void fuse_op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 	case (unsigned int)FS_IOC_GETVERSION:
 	case (unsigned int)FS_IOC32_GETVERSION:
 		fuse_ioctl_getversion(req, f2fs_ino, out_bufsz);
+		break;
+	case (unsigned int)UF2FS_IOC_GETNEXTQUOTA:
+	case (unsigned int)UF2FS_IOC_SETQUOTA:
+		fuse_ioctl_quota(req, cmd, in_buf, in_bufsz, out_bufsz);
 		break;
 	case (unsigned int)UF2FS_IOC_GET_STATS:
 		fuse_ioctl_get_stats(req, out_bufsz);

@@ -92,6 +92,7 @@ void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_s
 	if ((to_set & FUSE_SET_ATTR_KILL_SUID) ||
 	    (u->killpriv_v2 && (valid & (UF2FS_SET_UID | UF2FS_SET_GID))))
 		valid |= UF2FS_SET_KILL_SUIDGID;
+	uf2fs_quota_caller(fuse_req_ctx(req)->uid);	/* chgrp past a group's limit */
 	/* Nothing we know to change (only FORCE or KILL bits): just the attributes. */
 	if (valid)
 		ret = uf2fs_setattr(u->fs, f2fs_ino, &in, valid, &out);
@@ -210,6 +211,7 @@ void fuse_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 		n = fuse_write_kill_caps(u, ino);
 	if (n == 0 && fuse_killpriv_request_flag())
 		n = fuse_kill_suidgid(req, u, ino);
+	uf2fs_quota_caller(fuse_req_ctx(req)->uid);	/* limits: root ignores them */
 	if (n == 0)
 		n = uf2fs_write(u->fs, f2fs_ino, buf, size, off);
 	if (n < 0)
@@ -237,6 +239,7 @@ void fuse_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, o
 		return;
 	}
 	ret = fuse_kill_unflagged(req, u, ino);
+	uf2fs_quota_caller(fuse_req_ctx(req)->uid);
 	if (ret == 0)
 		ret = uf2fs_fallocate(u->fs, fuse_ino_to_f2fs(u, ino), mode, offset, length);
 	/*
@@ -294,6 +297,7 @@ void fuse_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
+	uf2fs_quota_caller(fuse_req_ctx(req)->uid);
 	n = fuse_kill_unflagged(req, u, ino_out);
 	if (n == 0)
 		n = fuse_copy(u, fuse_ino_to_f2fs(u, ino_in), off_in, fuse_ino_to_f2fs(u, ino_out),

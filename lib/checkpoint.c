@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "f2fs.h"
+#include "quota.h"
 
 /// Validating a pack ///
 
@@ -386,6 +387,10 @@ static void fill_checkpoint(struct f2fs_sb_info *sbi, bool umount, unsigned int 
 		flags |= CP_UMOUNT_FLAG;
 	if (sbi->nr_orphans)
 		flags |= CP_ORPHAN_PRESENT_FLAG;
+	/* as the kernel's update_ckpt_flags: quota files that wait for a repair */
+	flags &= ~CP_QUOTA_NEED_FSCK_FLAG;
+	if (f2fs_quota_need_fsck(sbi))
+		flags |= CP_QUOTA_NEED_FSCK_FLAG;
 	cp->ckpt_flags = flags;
 	cp->cp_pack_start_sum = 1 + payload + orphan_blocks;
 	cp->cp_pack_total_block_count = 1 + payload + orphan_blocks + NR_CURSEG_DATA_TYPE +
@@ -452,6 +457,8 @@ int f2fs_write_checkpoint(struct f2fs_sb_info *sbi, bool umount)
 	if (sbi->cp_stopped)
 		return -EIO;
 	ret = f2fs_writeback_all_data(sbi);
+	if (!ret)
+		ret = f2fs_quota_checkpoint(sbi);
 	if (!ret)
 		ret = f2fs_sync_dirty_inodes(sbi);
 	if (!ret)

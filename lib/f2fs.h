@@ -491,6 +491,7 @@ struct f2fs_sb_info {
 	struct uf2fs_counters *ctr;
 	char last_error[256];
 	pthread_mutex_t err_lock;
+	struct f2fs_quota_info *quota;		/* quota_ino images (quota.c); NULL without */
 };
 
 static inline bool f2fs_has_feature(const struct f2fs_sb_info *sbi, uint32_t f)
@@ -614,6 +615,11 @@ struct f2fs_inode_info {
 	/* atomic write (F2FS_IOC_START_ATOMIC_WRITE): data stays in memory until commit */
 	bool atomic;
 	uint64_t atomic_size;
+	/* disk quota (quota.c): i_projid, and the ids and i_blocks the quota table holds */
+	uint32_t projid;
+	uint32_t q_uid, q_gid, q_projid;
+	uint64_t q_blocks;
+	bool q_charged;
 };
 
 /* Write side (inode.c) */
@@ -647,6 +653,10 @@ void f2fs_iput(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
 int f2fs_icache_init(struct f2fs_sb_info *sbi);
 void f2fs_icache_destroy(struct f2fs_sb_info *sbi);
 void f2fs_icache_forget(struct f2fs_sb_info *sbi, nid_t ino, uint64_t n);
+/* Call fn on every cached inode (icache lock held: fn must not iget or iput). */
+void f2fs_icache_for_each(struct f2fs_sb_info *sbi,
+			  void (*fn)(struct f2fs_sb_info *, struct f2fs_inode_info *, void *),
+			  void *arg);
 
 static inline bool f2fs_is_inline_data(const struct f2fs_inode_info *fi)
 {

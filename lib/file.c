@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "f2fs.h"
+#include "quota.h"
 
 #define SBI(fs) ((struct f2fs_sb_info *)(fs))
 
@@ -522,7 +523,10 @@ static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t 
 		pthread_rwlock_wrlock(&fi->i_rwsem);
 		if (fi->flags & F2FS_APPEND_FL)
 			off = fi->size;
-		if (f2fs_write_through_ok(sbi, fi, len, off)) {
+		ret = f2fs_quota_reserve_blocks(sbi, fi, off, len);
+		if (ret)
+			;
+		else if (f2fs_write_through_ok(sbi, fi, len, off)) {
 			ret = f2fs_write_through(sbi, fi, buf, len, off);
 		} else {
 			ret = f2fs_file_write(sbi, fi, buf, len, off);
@@ -660,6 +664,10 @@ static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a
 		ret = -EPERM;
 	else if ((valid & UF2FS_SET_SIZE) && DIV_ROUND_UP(a->size, F2FS_BLKSIZE) > max_file_blocks(fi))
 		ret = -EFBIG;
+	/* as f2fs_setattr: the quota transfer first (EDQUOT past the new owner's limits) */
+	if (!ret && (valid & (UF2FS_SET_UID | UF2FS_SET_GID)))
+		ret = f2fs_quota_transfer(sbi, fi, (valid & UF2FS_SET_UID) ? a->uid : fi->uid,
+					  (valid & UF2FS_SET_GID) ? a->gid : fi->gid, fi->projid);
 	if (!ret && (valid & UF2FS_SET_SIZE) && a->size != fi->size) {
 		ret = truncate_to(sbi, fi, a->size);
 		if (!ret)
@@ -990,6 +998,9 @@ static int do_fallocate_op(struct uf2fs *fs, uint32_t ino, int mode, uint64_t of
 			ret = -EOPNOTSUPP;
 		else if (mode & shift)
 			ret = do_shift_range(sbi, fi, mode, off, len);
+		else if (!(mode & FALLOC_FL_PUNCH_HOLE) &&
+			 (ret = f2fs_quota_reserve_blocks(sbi, fi, off, len)))
+			;
 		else
 			ret = do_fallocate(sbi, fi, mode, off, len);
 		if (!ret)	/* as f2fs_fallocate: times change only on success */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "f2fs.h"
+#include "quota.h"
 
 #define ICACHE_BUCKETS	4096
 #define ICACHE_UNUSED_MAX 8192	/* unreferenced inodes kept for re-lookup */
@@ -154,6 +155,7 @@ static void fill_inode_info(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi
 	fi->ctime = (struct timespec){ le64(ri->i_ctime), le32(ri->i_ctime_nsec) };
 	fi->generation = le32(ri->i_generation);
 	fi->flags = le32(ri->i_flags);
+	fi->projid = f2fs_raw_projid(sbi, ri);
 	fi->i_advise = ri->i_advise;
 	fi->i_inline = ri->i_inline;
 	fi->i_dir_level = ri->i_dir_level;
@@ -245,6 +247,7 @@ static struct f2fs_inode_info *load_inode(struct f2fs_sb_info *sbi, nid_t ino)
 	pthread_rwlock_init(&fi->i_rwsem, NULL);
 	fill_inode_info(sbi, fi, &folio_node(f)->i);
 	folio_put(sbi, f);
+	f2fs_quota_inode_loaded(sbi, fi);
 	check_largest_extent(sbi, fi);
 	return fi;
 }
@@ -396,6 +399,19 @@ void f2fs_icache_forget(struct f2fs_sb_info *sbi, nid_t ino, uint64_t n)
 {
 }
 
+void f2fs_icache_for_each(struct f2fs_sb_info *sbi,
+			  void (*fn)(struct f2fs_sb_info *, struct f2fs_inode_info *, void *),
+			  void *arg)
+{
+	struct inode_cache *ic = sbi->icache;
+
+	pthread_mutex_lock(&ic->lock);
+	for (unsigned int i = 0; i < ICACHE_BUCKETS; i++)
+		for (struct f2fs_inode_info *fi = ic->buckets[i]; fi; fi = fi->hnext)
+			fn(sbi, fi, arg);
+	pthread_mutex_unlock(&ic->lock);
+}
+
 /// Write side: dirty inodes, new inodes, eviction, orphans ///
 
 void f2fs_inode_touch(struct f2fs_inode_info *fi, bool mtime, bool ctime)
@@ -468,6 +484,9 @@ int f2fs_update_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	raw_from_inode_info(&folio_node(f)->i, fi);
+	if (f2fs_raw_projid(sbi, &folio_node(f)->i) != fi->projid)
+		folio_node(f)->i.i_projid = fi->projid;
+	f2fs_quota_sync_inode(sbi, fi);
 	folio_mark_dirty(sbi, f);
 	folio_put(sbi, f);
 	return 0;
@@ -585,6 +604,10 @@ struct f2fs_inode_info *f2fs_new_inode(struct f2fs_sb_info *sbi, struct f2fs_ino
 	}
 	ri->i_generation = new_generation();
 	ri->i_flags = dir ? inherited_flags(dir, mode) : 0;
+	/* as the kernel: a project ID comes from a PROJINHERIT parent, else 0 */
+	if (dir && (dir->flags & F2FS_PROJINHERIT_FL) && (ri->i_inline & F2FS_EXTRA_ATTR) &&
+	    f2fs_has_feature(sbi, F2FS_FEATURE_PRJQUOTA))
+		ri->i_projid = dir->projid;
 	f2fs_compress_new_inode(sbi, dir, ri, name, len);
 	fi = calloc(1, sizeof(*fi));
 	if (!fi) {
@@ -620,6 +643,7 @@ int f2fs_evict_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 	if (ret)
 		return ret;
 	fi->freed = true;
+	f2fs_quota_sync_inode(sbi, fi);
 	folio_truncate_owner(sbi, MAP_DATA, fi->ino, 0);
 	f2fs_extent_tree_destroy(fi);
 	return 0;

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "f2fs.h"
+#include "quota.h"
 
 #define SBI(fs) ((struct f2fs_sb_info *)(fs))
 
@@ -152,6 +153,9 @@ static int do_create(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char *nam
 		if (S_ISDIR(mode))
 			mode |= S_ISGID;
 	}
+	ret = f2fs_quota_reserve_inode(sbi, args->uid, gid, dir);
+	if (ret)
+		goto unlock;
 	/* under dir's lock, so a concurrent setfacl -d is either seen whole or not at all */
 	ret = f2fs_acl_create(sbi, dir, &mode, args->umask, &na);
 	if (ret)
@@ -240,6 +244,12 @@ int uf2fs_symlink(struct uf2fs *fs, uint32_t dir, const char *name, size_t len,
 	return uf2fs_create(fs, dir, name, len, &a, ino);
 }
 
+/* A PROJINHERIT directory takes only inodes of its project (EXDEV otherwise). */
+static bool project_ok(const struct f2fs_inode_info *dir, const struct f2fs_inode_info *fi)
+{
+	return !(dir->flags & F2FS_PROJINHERIT_FL) || dir->projid == fi->projid;
+}
+
 static int do_link(struct uf2fs *fs, uint32_t ino, uint32_t newdir, const char *name, size_t len)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
@@ -257,6 +267,10 @@ static int do_link(struct uf2fs *fs, uint32_t ino, uint32_t newdir, const char *
 	fi = f2fs_iget(sbi, ino);
 	if (IS_ERR(dir) || IS_ERR(fi)) {
 		ret = IS_ERR(dir) ? PTR_ERR(dir) : PTR_ERR(fi);
+		goto put;
+	}
+	if (!project_ok(dir, fi)) {
+		ret = -EXDEV;
 		goto put;
 	}
 	if (S_ISDIR(fi->mode) || (fi->flags & (F2FS_IMMUTABLE_FL | F2FS_APPEND_FL)) ||
@@ -546,6 +560,11 @@ static int do_rename(struct uf2fs *fs, uint32_t olddir, const char *oldname, siz
 	}
 	if (c.dst == c.src) {
 		ret = 0;	/* two names of one inode: POSIX says do nothing */
+		goto put_inodes;
+	}
+	/* as f2fs_rename and f2fs_cross_rename: a project tree keeps its own */
+	if (!project_ok(c.ndir, c.src) || ((flags & RENAME_EXCHANGE) && !project_ok(c.odir, c.dst))) {
+		ret = -EXDEV;
 		goto put_inodes;
 	}
 	ret = may_delete(c.odir, c.src);

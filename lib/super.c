@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "f2fs.h"
+#include "quota.h"
 
 /// Messages ///
 
@@ -345,6 +346,7 @@ static int check_writable(struct f2fs_sb_info *sbi)
 
 static void sbi_free(struct f2fs_sb_info *sbi)
 {
+	f2fs_quota_destroy(sbi);
 	f2fs_icache_destroy(sbi);
 	f2fs_destroy_node_manager(sbi);
 	f2fs_destroy_segment_manager(sbi);
@@ -360,6 +362,7 @@ static void sbi_free(struct f2fs_sb_info *sbi)
 
 static int mount_steps(struct f2fs_sb_info *sbi)
 {
+	bool recovered;
 	int ret;
 
 	ret = f2fs_read_super(sbi);
@@ -416,14 +419,20 @@ static int mount_steps(struct f2fs_sb_info *sbi)
 	if (!isdir)
 		return f2fs_error(sbi, EFSCORRUPTED, "root inode %u is not a directory",
 				  sbi->root_ino);
+	ret = f2fs_quota_mount(sbi);
+	if (ret)
+		return ret;
 	if (sbi->opts.read_only)
 		return 0;
+	recovered = sbi->need_recovery;
 	if (sbi->need_recovery) {
 		ret = f2fs_recover_fsync_data(sbi);
 		if (ret)
 			return ret;
 	}
 	ret = f2fs_cleanup_orphans(sbi);
+	if (!ret)
+		ret = f2fs_quota_repair(sbi, recovered);
 	if (!ret)
 		ret = f2fs_start_checkpoint_thread(sbi);
 	return ret;

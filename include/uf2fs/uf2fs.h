@@ -80,6 +80,11 @@ struct uf2fs_options {
 	 * stored access ACL alone. The ACL xattrs stay readable and writable.
 	 */
 	bool noacl;
+	/*
+	 * Quota limits enforced (EDQUOT) on quota_ino images, as the kernel's
+	 * usrquota (1), grpquota (2), prjquota (4); 0: accounting only.
+	 */
+	unsigned int quota_enforce;
 	/* RAM backend only: the image bytes (copied) */
 	const void *ram_image;
 	size_t ram_size;
@@ -305,6 +310,43 @@ struct uf2fs_sparse_report {
 	uint64_t data_blocks, fill_blocks, dont_care_blocks;
 };
 int uf2fs_write_sparse(struct uf2fs *fs, int out_fd, struct uf2fs_sparse_report *rep);
+/* /// Disk quota (quota_ino images; lib/quota.c) /// */
+enum { UF2FS_USRQUOTA, UF2FS_GRPQUOTA, UF2FS_PRJQUOTA };
+struct uf2fs_dquot {
+	uint32_t id;
+	int64_t space, inodes;		/* bytes; inodes */
+	uint64_t bsoft, bhard;		/* bytes (the files keep KiB); 0: none */
+	uint64_t isoft, ihard;
+	int64_t btime, itime;		/* grace ends (seconds since the epoch); 0: none */
+	int64_t rsv_space, rsv_inodes;	/* the library's: reserved, not yet written back */
+};
+struct uf2fs_quota_list {
+	struct uf2fs_dquot *v;		/* malloc'd, ids ascending; ids using nothing are left out */
+	size_t n;
+	uint32_t bgrace, igrace;	/* seconds */
+	bool need_fsck;			/* the files wait for a recount */
+};
+/* Usage and limits of one quota type; -ENOENT when the image keeps none. */
+int uf2fs_quota_get(struct uf2fs *fs, int type, struct uf2fs_quota_list *out);
+/* The first id >= id using something or limited: -ENOENT past the last. */
+int uf2fs_quota_getnext(struct uf2fs *fs, int type, uint32_t id, struct uf2fs_dquot *out,
+			uint32_t *bgrace, uint32_t *igrace);
+/* Set limits of an id (bsoft..ihard of lim) and/or the type's grace times. */
+#define UF2FS_QSET_BLIMITS	0x1
+#define UF2FS_QSET_ILIMITS	0x2
+#define UF2FS_QSET_BGRACE	0x4
+#define UF2FS_QSET_IGRACE	0x8
+int uf2fs_quota_set(struct uf2fs *fs, int type, uint32_t id, const struct uf2fs_dquot *lim,
+		    uint32_t bgrace, uint32_t igrace, unsigned int mask);
+/* Project ID (FS_IOC_FSGETXATTR/FSSETXATTR's fsx_projid); 0 without project_quota. */
+int uf2fs_get_projid(struct uf2fs *fs, uint32_t ino, uint32_t *projid);
+int uf2fs_set_projid(struct uf2fs *fs, uint32_t ino, uint32_t projid);
+/*
+ * Who the next writes and creates of this thread act for: uid 0 ignores
+ * limits, as CAP_SYS_RESOURCE does on Linux. The FUSE front end sets it per
+ * request; library callers are privileged unless they say otherwise.
+ */
+void uf2fs_quota_caller(uint32_t uid);
 
 /* /// Testing /// */
 /* Power-cut model: device writes so far, whether the cut happened, and the
@@ -328,5 +370,21 @@ void uf2fs_test_discard_hook(struct uf2fs *fs, uf2fs_discard_hook_t fn, void *ar
 /* Private ioctl on the mount's root: the stats text. */
 #define UF2FS_IOC_STATS_SIZE	16000
 #define UF2FS_IOC_GET_STATS	_IOR('U', 1, char[UF2FS_IOC_STATS_SIZE])
+
+/*
+ * Private ioctls for disk quota on a live mount (FUSE has no quotactl), with
+ * a fixed-size payload: GETNEXTQUOTA answers the first id >= id of a type
+ * (flags UF2FS_IOC_QUOTA_FOUND, else past the last); SETQUOTA takes the
+ * UF2FS_QSET_* mask in flags.
+ */
+struct uf2fs_ioc_quota {
+	uint32_t type, id, flags, bgrace, igrace, pad;
+	int64_t space, inodes;
+	uint64_t bsoft, bhard, isoft, ihard;
+	int64_t btime, itime;
+};
+#define UF2FS_IOC_QUOTA_FOUND	0x1
+#define UF2FS_IOC_GETNEXTQUOTA	_IOWR('U', 2, struct uf2fs_ioc_quota)
+#define UF2FS_IOC_SETQUOTA	_IOW('U', 3, struct uf2fs_ioc_quota)
 
 #endif /* UF2FS_H */

@@ -31,6 +31,9 @@
  *   gh release PATH                       F2FS_IOC_RELEASE_COMPRESS_BLOCKS
  *   gh verity PATH                        FS_IOC_ENABLE_VERITY (sha256, 4K)
  *   gh sha256 PATH                        print the file's sha256 (self-check)
+ *   gh quota-get DEV u|g|p                every id's usage (quotactl Q_GETNEXTQUOTA):
+ *                                         "user|group|project ID KiB INODES" lines
+ *   gh setproj PATH ID [inherit]          FS_IOC_FSSETXATTR: project ID (and PROJINHERIT)
  *   gh manifest ROOT MANIFEST XATTRS INFO [SPARSEDIR]
  *                                         write the three manifest files. With
  *                                         SPARSEDIR, a big file that is mostly holes
@@ -718,6 +721,58 @@ static int simple_ioctl_u64(const char *path, unsigned long req, const char *wha
 	return 0;
 }
 
+/* /// quota-get: Linux's own usage per id, for tests/compat/quota.sh /// */
+
+#include <sys/quota.h>
+#ifndef Q_GETNEXTQUOTA
+#define Q_GETNEXTQUOTA 0x800009
+#endif
+
+struct gh_nextdqblk {		/* the kernel's struct if_nextdqblk */
+	uint64_t bhard, bsoft, curspace, ihard, isoft, curinodes, btime, itime;
+	uint32_t valid, id;
+};
+
+static int quota_get(const char *dev, const char *t)
+{
+	static const char *const names[3] = { "user", "group", "project" };
+	int type = t[0] == 'g' ? 1 : t[0] == 'p' ? 2 : 0;
+	struct gh_nextdqblk d;
+	unsigned int id = 0;
+
+	for (;;) {
+		memset(&d, 0, sizeof(d));
+		if (quotactl(QCMD(Q_GETNEXTQUOTA, type), dev, (int)id, (caddr_t)&d)) {
+			if (errno == ENOENT)
+				return 0;
+			die("quotactl(Q_GETNEXTQUOTA)", dev);
+		}
+		if (d.curspace || d.curinodes)
+			printf("%s %u %llu %llu\n", names[type], d.id,
+			       (unsigned long long)(d.curspace + 1023) / 1024,
+			       (unsigned long long)d.curinodes);
+		if (d.id == UINT32_MAX)
+			return 0;
+		id = d.id + 1;
+	}
+}
+
+static int setproj(const char *path, unsigned int id, int inherit)
+{
+	struct fsxattr fa;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || ioctl(fd, FS_IOC_FSGETXATTR, &fa))
+		die("FS_IOC_FSGETXATTR", path);
+	fa.fsx_projid = id;
+	if (inherit)
+		fa.fsx_xflags |= FS_XFLAG_PROJINHERIT;
+	if (ioctl(fd, FS_IOC_FSSETXATTR, &fa))
+		die("FS_IOC_FSSETXATTR", path);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -780,6 +835,10 @@ int main(int argc, char **argv)
 		close(fd);
 		return 0;
 	}
+	if (!strcmp(cmd, "setproj") && argc >= 4)
+		return setproj(p, (unsigned int)atol(argv[3]), argc > 4);
+	if (!strcmp(cmd, "quota-get") && argc == 4)
+		return quota_get(p, argv[3]);
 	if (!strcmp(cmd, "cblocks"))
 		return simple_ioctl_u64(p, F2FS_IOC_GET_COMPRESS_BLOCKS, "get_compress_blocks", 0);
 	if (!strcmp(cmd, "release"))

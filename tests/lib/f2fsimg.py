@@ -21,6 +21,7 @@ holds. Python stdlib only. Format facts as in include/uf2fs/format.h.
   f2fsimg.py bmap IMG PATH                  block addresses of each file block (JSON)
   f2fsimg.py dentry-blocks IMG DIR          block addresses of a directory's dentry blocks
   f2fsimg.py extract IMG DEST               extract the tree (no special files)
+  f2fsimg.py quota-usage IMG                per user/group/project: space bytes, inodes
   f2fsimg.py make-hole IMG PATH SIZE        empty inline file -> hole-only file of SIZE
   f2fsimg.py corrupt IMG WHAT [PATH]        corrupt one structure; prints what (JSON)
       WHAT: sb-primary | sb-both | cp-current | cp-both | nat PATH | nat-block PATH |
@@ -644,6 +645,27 @@ def extract(img, dest):
     return errors
 
 
+def quota_usage(img):
+    """Usage as fsck.f2fs counts it: each inode under the root once, (i_blocks - 1) blocks."""
+    FEAT_PRJQUOTA = 0x10
+    seen, todo, use = set(), [img.root_ino], {}
+    while todo:
+        nid = todo.pop()
+        if nid in seen:
+            continue
+        seen.add(nid)
+        ino = img.inode(nid)
+        projid = 0
+        if img.feature & FEAT_PRJQUOTA and ino.inline & F2FS_EXTRA_ATTR and ino.extra_isize >= 8:
+            projid = struct.unpack_from("<I", ino.raw, 364)[0]
+        for kind, qid in (("user", ino.uid), ("group", ino.gid), ("project", projid)):
+            sp, n = use.get((kind, qid), (0, 0))
+            use[(kind, qid)] = (sp + (ino.blocks - 1) * 4096, n + 1)
+        if st.S_ISDIR(ino.mode):
+            todo += [c for name, c, _ in img.readdir(ino) if name not in (b".", b"..")]
+    return use
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -686,6 +708,9 @@ def main(argv):
             print(json.dumps([img.bmap(ino, i, cache) for i in range(img.nblocks(ino))]))
         elif cmd == "dentry-blocks":
             print(json.dumps([a for _, a in img.dentry_blocks(img.resolve(args[0]))]))
+        elif cmd == "quota-usage":
+            for (kind, qid), (sp, n) in sorted(quota_usage(img).items()):
+                print("%s %d %d %d" % (kind, qid, sp, n))
         elif cmd == "extract":
             for e in extract(img, args[0]):
                 print("f2fsimg: %s" % e, file=sys.stderr)
