@@ -58,6 +58,9 @@ int adiantum_crypt(struct wide_state *w, const uint8_t iv[32], const uint8_t *in
 int hctr2_setup(struct wide_state **out, const uint8_t key[32]);
 int hctr2_crypt(struct wide_state *w, const uint8_t iv[32], const uint8_t *in, uint8_t *out,
 		size_t len, bool enc);
+/* HCTR2 with a tweak of any length (Linux and fscrypt use 32 bytes). */
+int hctr2_crypt_tweak(struct wide_state *w, const uint8_t *tweak, size_t tweak_len,
+		      const uint8_t *in, uint8_t *out, size_t len, bool enc);
 void wide_free(struct wide_state *w);
 
 /* Written here; exported for the unit tests. */
