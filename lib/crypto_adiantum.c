@@ -212,21 +212,10 @@ int adiantum_setup(struct wide_state **out, const uint8_t key[32])
 	static const uint8_t nonce[24] = { 1 };
 	struct wide_state *w;
 	uint8_t *derived;
-	EVP_CIPHER *aes = crypt_aes256_ecb();
+	int err = wide_alloc(&w, FSCRYPT_MODE_ADIANTUM, ADI_SIZE + ADI_DERIVED, ADI_BLOCK);
 
-	*out = NULL;
-	if (!aes)
-		return -EOPNOTSUPP;
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	w->mode = FSCRYPT_MODE_ADIANTUM;
-	w->sec_len = ADI_SIZE + ADI_DERIVED;
-	w->sec = fscrypt_secret_alloc(w->sec_len);
-	if (!w->sec) {
-		free(w);
-		return -ENOMEM;
-	}
+	if (err)
+		return err;
 	/* K_E || K_H = XChaCha12(K_S, nonce 1 || 0^184) over zeros. */
 	memcpy(w->sec + ADI_STREAM, key, 32);
 	derived = w->sec + ADI_SIZE;
@@ -235,8 +224,6 @@ int adiantum_setup(struct wide_state **out, const uint8_t key[32])
 	memcpy(w->sec + ADI_HEADER, derived + 32, 16);
 	memcpy(w->sec + ADI_NHPOLY, derived + 48, NHPOLY1305_KEY_SIZE);
 	OPENSSL_cleanse(derived, ADI_DERIVED);
-	crypt_pool_init(&w->aes_enc, aes, w->sec + ADI_BLOCK, 1, NULL);
-	crypt_pool_init(&w->aes_dec, aes, w->sec + ADI_BLOCK, 0, NULL);
 	*out = w;
 	return 0;
 }

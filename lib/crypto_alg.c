@@ -618,9 +618,29 @@ int crypt_poly1305(const uint8_t key[32], const void *data, size_t len, uint8_t 
 	return err ? err : mac_oneshot(algs.poly1305, key, 32, 16, data, len, out);
 }
 
-EVP_CIPHER *crypt_aes256_ecb(void)
+int wide_alloc(struct wide_state **out, int mode, size_t sec_len, size_t aes_key_off)
 {
-	return algs_ready() ? NULL : algs.ecb256;
+	struct wide_state *w;
+	int err = algs_ready();
+
+	*out = NULL;
+	if (err)
+		return err;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->mode = mode;
+	w->sec_len = sec_len;
+	w->sec = fscrypt_secret_alloc(sec_len);
+	if (!w->sec) {
+		free(w);
+		return -ENOMEM;
+	}
+	/* The pools read the key when they first key a context, not now. */
+	crypt_pool_init(&w->aes_enc, algs.ecb256, w->sec + aes_key_off, 1, NULL);
+	crypt_pool_init(&w->aes_dec, algs.ecb256, w->sec + aes_key_off, 0, NULL);
+	*out = w;
+	return 0;
 }
 
 void wide_free(struct wide_state *w)

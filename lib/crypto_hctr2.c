@@ -88,25 +88,11 @@ int hctr2_setup(struct wide_state **out, const uint8_t key[32])
 {
 	static const uint8_t zero[16], one[16] = { 1 };
 	struct wide_state *w;
-	EVP_CIPHER *aes = crypt_aes256_ecb();
-	int err;
+	int err = wide_alloc(&w, FSCRYPT_MODE_AES_256_HCTR2, HCTR2_SIZE, HCTR2_KEY);
 
-	*out = NULL;
-	if (!aes)
-		return -EOPNOTSUPP;
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
-	w->mode = FSCRYPT_MODE_AES_256_HCTR2;
-	w->sec_len = HCTR2_SIZE;
-	w->sec = fscrypt_secret_alloc(w->sec_len);
-	if (!w->sec) {
-		free(w);
-		return -ENOMEM;
-	}
+	if (err)
+		return err;
 	memcpy(w->sec + HCTR2_KEY, key, 32);
-	crypt_pool_init(&w->aes_enc, aes, w->sec + HCTR2_KEY, 1, NULL);
-	crypt_pool_init(&w->aes_dec, aes, w->sec + HCTR2_KEY, 0, NULL);
 	err = crypt_aes_block(&w->aes_enc, zero, w->sec + HCTR2_H);
 	if (!err)
 		err = crypt_aes_block(&w->aes_enc, one, w->sec + HCTR2_L);

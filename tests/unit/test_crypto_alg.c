@@ -525,9 +525,40 @@ static void t_threads(void **state)
 
 /* /// Adiantum: Linux's crypto/testmgr.h vectors for adiantum(xchacha12,aes) /// */
 
-static const struct {
+struct wide_tv {
 	const char *key, *iv, *pt, *ct;
-} adiantum_tv[] = {
+};
+
+/*
+ * Published vectors of a wide-block mode through the public interface:
+ * names of any length >= 16, contents when whole blocks and the mode has
+ * contents, refusals of the rest.
+ */
+static void check_wide(int mode, const struct wide_tv *tv, size_t count)
+{
+	uint8_t key[32], iv[32], pt[255], ct[255];
+
+	for (size_t i = 0; i < count; i++) {
+		struct fscrypt_cipher *c;
+		size_t n;
+
+		HEX(key, tv[i].key);
+		HEX(iv, tv[i].iv);
+		n = unhex(tv[i].pt, pt, sizeof(pt));
+		assert_int_equal(unhex(tv[i].ct, ct, sizeof(ct)), n);
+		assert_int_equal(fscrypt_cipher_new(&c, mode, key, 32), 0);
+		check_both_ways(c, true, iv, pt, ct, n);
+		if (mode == FSCRYPT_MODE_ADIANTUM && n % 16 == 0)
+			check_both_ways(c, false, iv, pt, ct, n);
+		else
+			assert_int_equal(fscrypt_encrypt_block(c, iv, pt, ct, n), -EINVAL);
+		assert_int_equal(fscrypt_encrypt_name(c, iv, pt, ct, 15), -EINVAL);
+		assert_int_equal(fscrypt_decrypt_name(c, iv, pt, ct, 15), -EINVAL);
+		fscrypt_cipher_free(c);
+	}
+}
+
+static const struct wide_tv adiantum_tv[] = {
 	{ "9eebb2493c1cf5f46a99c2c4dfb1f4dd752057ea2c4fcdb2a53d7b491eabfd0f",
 	  "df63d4abd249f3d8338137607dfa7308d8496d80e82f6254eb0ea9395b457f8a",
 	  "67c9f23084418e43fbf3b33e79367fe8",
@@ -550,34 +581,12 @@ static const struct {
 
 static void t_adiantum(void **state)
 {
-	uint8_t key[32], iv[32], pt[128], ct[128];
-
-	for (size_t i = 0; i < sizeof(adiantum_tv) / sizeof(adiantum_tv[0]); i++) {
-		struct fscrypt_cipher *c;
-		size_t n;
-
-		HEX(key, adiantum_tv[i].key);
-		HEX(iv, adiantum_tv[i].iv);
-		n = unhex(adiantum_tv[i].pt, pt, sizeof(pt));
-		assert_int_equal(unhex(adiantum_tv[i].ct, ct, sizeof(ct)), n);
-		assert_int_equal(fscrypt_cipher_new(&c, FSCRYPT_MODE_ADIANTUM, key, 32), 0);
-		/* Adiantum serves names (any length >= 16)... */
-		check_both_ways(c, true, iv, pt, ct, n);
-		/* ...and contents (whole blocks). */
-		if (n % 16 == 0)
-			check_both_ways(c, false, iv, pt, ct, n);
-		else
-			assert_int_equal(fscrypt_encrypt_block(c, iv, pt, ct, n), -EINVAL);
-		assert_int_equal(fscrypt_encrypt_name(c, iv, pt, ct, 15), -EINVAL);
-		fscrypt_cipher_free(c);
-	}
+	check_wide(FSCRYPT_MODE_ADIANTUM, adiantum_tv, sizeof(adiantum_tv) / sizeof(adiantum_tv[0]));
 }
 
 /* /// HCTR2: Linux's testmgr.h vectors for hctr2(aes), AES-256, 32-byte tweak /// */
 
-static const struct {
-	const char *key, *iv, *pt, *ct;
-} hctr2_tv[] = {
+static const struct wide_tv hctr2_tv[] = {
 	{ "9eebb2493c1cf5f46a99c2c4dfb1f4dd752057ea2c4fcdb2a53d7b491eabfd0f",
 	  "df63d4abd249f3d8338137607dfa7308d8496d80e82f6254eb0ea9395b457f8a",
 	  "67c9f23084418e43fbf3b33e79367fe8",
@@ -628,23 +637,7 @@ static const struct {
 
 static void t_hctr2(void **state)
 {
-	uint8_t key[32], iv[32], pt[255], ct[255];
-
-	for (size_t i = 0; i < sizeof(hctr2_tv) / sizeof(hctr2_tv[0]); i++) {
-		struct fscrypt_cipher *c;
-		size_t n;
-
-		HEX(key, hctr2_tv[i].key);
-		HEX(iv, hctr2_tv[i].iv);
-		n = unhex(hctr2_tv[i].pt, pt, sizeof(pt));
-		assert_int_equal(unhex(hctr2_tv[i].ct, ct, sizeof(ct)), n);
-		assert_int_equal(fscrypt_cipher_new(&c, FSCRYPT_MODE_AES_256_HCTR2, key, 32), 0);
-		check_both_ways(c, true, iv, pt, ct, n);
-		/* HCTR2 is for names only. */
-		assert_int_equal(fscrypt_encrypt_block(c, iv, pt, ct, 16), -EINVAL);
-		assert_int_equal(fscrypt_decrypt_name(c, iv, pt, ct, 15), -EINVAL);
-		fscrypt_cipher_free(c);
-	}
+	check_wide(FSCRYPT_MODE_AES_256_HCTR2, hctr2_tv, sizeof(hctr2_tv) / sizeof(hctr2_tv[0]));
 }
 
 /* The HCTR2 reference's vectors with an empty tweak (github.com/google/hctr2). */
