@@ -8,9 +8,13 @@
  * crypto/testmgr.h and the algorithms' papers carry. Where no published
  * vector covers a case (ESSIV, CTS on AES-256, the one-block CTS message,
  * HKDF with an info string), the test builds the answer from plain OpenSSL
- * calls written out here, independently of the library. Also: in-place
- * operation, decryption as the inverse, argument checks, one cipher used by
- * several threads at once, and the secret allocator's locking and wiping.
+ * calls written out here, independently of the library. Linux itself is
+ * the second referee: fixtures/kernel_crypto.h holds what the kernel's
+ * xts(aes), essiv(cbc(aes),sha256), cts(cbc(aes)) and adiantum(xchacha12,aes)
+ * made of whole 4096-byte blocks and name-sized messages (regenerate with
+ * fixtures/gen_kernel_crypto.sh). Also: in-place operation, decryption as
+ * the inverse, argument checks, one cipher used by several threads at once,
+ * and the secret allocator's locking and wiping.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +33,14 @@
 
 #include "crypto_alg.h"
 #include "crypto_alg_int.h"
+
+struct kfx_cipher {
+	const char *alg;
+	unsigned int key_len, iv_len, len, seed;
+	const char *ct;
+};
+
+#include "fixtures/kernel_crypto.h"
 
 /* /// Helpers /// */
 
@@ -686,6 +698,59 @@ static void t_polyval(void **state)
 	assert_memory_equal(acc, want, 16);
 }
 
+/* /// Linux's own ciphers (fixtures/kernel_crypto.h, made in QEMU via AF_ALG) /// */
+
+/* The generator of fixtures/gen_kernel_crypto.c: an LCG's high bytes. */
+static void fx_fill(uint8_t *buf, size_t len, uint32_t seed)
+{
+	uint32_t x = seed;
+
+	for (size_t i = 0; i < len; i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+}
+
+static void t_kernel_fixture(void **state)
+{
+	static uint8_t key[64], iv[32], pt[4096];
+	int seen_modes = 0;
+
+	for (size_t i = 0; i < sizeof(kfx_ciphers) / sizeof(kfx_ciphers[0]); i++) {
+		const struct kfx_cipher *k = &kfx_ciphers[i];
+		struct fscrypt_cipher *c;
+		bool names = true;
+		int mode;
+
+		if (!strcmp(k->alg, "xts(aes)")) {
+			mode = FSCRYPT_MODE_AES_256_XTS;
+			names = false;
+		} else if (!strcmp(k->alg, "essiv(cbc(aes),sha256)")) {
+			mode = FSCRYPT_MODE_AES_128_CBC;
+			names = false;
+		} else if (!strcmp(k->alg, "adiantum(xchacha12,aes)")) {
+			mode = FSCRYPT_MODE_ADIANTUM;
+			names = k->len != 4096;
+		} else {
+			assert_string_equal(k->alg, "cts(cbc(aes))");
+			mode = k->key_len == 16 ? FSCRYPT_MODE_AES_128_CTS : FSCRYPT_MODE_AES_256_CTS;
+		}
+		seen_modes |= 1 << mode;
+		assert_int_equal(fscrypt_mode_key_size(mode), k->key_len);
+		assert_int_equal(fscrypt_mode_iv_size(mode), k->iv_len);
+		fx_fill(key, k->key_len, k->seed * 3);
+		fx_fill(iv, k->iv_len, k->seed * 3 + 1);
+		fx_fill(pt, k->len, k->seed * 3 + 2);
+		assert_int_equal(fscrypt_cipher_new(&c, mode, key, k->key_len), 0);
+		check_both_ways(c, names, iv, pt, (const uint8_t *)k->ct, k->len);
+		fscrypt_cipher_free(c);
+	}
+	/* Every mode the guest kernel has (6.1: all but HCTR2) was compared. */
+	assert_int_equal(seen_modes, 1 << FSCRYPT_MODE_AES_256_XTS | 1 << FSCRYPT_MODE_AES_128_CBC |
+			 1 << FSCRYPT_MODE_ADIANTUM | 1 << FSCRYPT_MODE_AES_128_CTS |
+			 1 << FSCRYPT_MODE_AES_256_CTS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -701,6 +766,7 @@ int main(void)
 		cmocka_unit_test(t_hctr2),
 		cmocka_unit_test(t_hctr2_tweak_len),
 		cmocka_unit_test(t_polyval),
+		cmocka_unit_test(t_kernel_fixture),
 		cmocka_unit_test(t_secret),
 		cmocka_unit_test(t_threads),
 	};
