@@ -3,18 +3,19 @@
  * Unit tests of the fscrypt primitives (lib/crypto_alg.c) against published
  * test vectors: IEEE 1619 (XTS-AES-256 vector 10), RFC 3962 (CBC-CTS, which
  * is CS3, on AES-128), RFC 5869's test case 3 run with SHA-512, the SipHash
- * paper's reference outputs, and for the parts written here (XChaCha12,
- * NHPoly1305, Adiantum, POLYVAL, HCTR2) the published vectors that Linux's
- * crypto/testmgr.h and the algorithms' papers carry. Where no published
- * vector covers a case (ESSIV, CTS on AES-256, the one-block CTS message,
- * HKDF with an info string), the test builds the answer from plain OpenSSL
- * calls written out here, independently of the library. Linux itself is
- * the second referee: fixtures/kernel_crypto.h holds what the kernel's
- * xts(aes), essiv(cbc(aes),sha256), cts(cbc(aes)) and adiantum(xchacha12,aes)
- * made of whole 4096-byte blocks and name-sized messages (regenerate with
- * fixtures/gen_kernel_crypto.sh). Also: in-place operation, decryption as
- * the inverse, argument checks, one cipher used by several threads at once,
- * and the secret allocator's locking and wiping.
+ * paper's reference outputs, Linux's crypto/testmgr.h vectors for
+ * adiantum(xchacha12,aes) and hctr2(aes), the HCTR2 reference's, and RFC
+ * 8452's POLYVAL example. Where no published vector covers a case (ESSIV,
+ * CTS on AES-256, the one-block CTS message, HKDF with an info string), the
+ * test builds the answer from plain OpenSSL calls written out here,
+ * independently of the library. Linux itself is the second referee:
+ * fixtures/kernel_crypto.h holds what the kernel's xts(aes),
+ * essiv(cbc(aes),sha256), cts(cbc(aes)) and adiantum(xchacha12,aes) made of
+ * whole 4096-byte blocks and name-sized messages, and what its xchacha12 and
+ * nhpoly1305 made on their own (regenerate with fixtures/gen_kernel_crypto.sh).
+ * Also: in-place operation, decryption as the inverse, argument checks, one
+ * cipher used by several threads at once, and the secret allocator's locking
+ * and wiping.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,6 +39,16 @@ struct kfx_cipher {
 	const char *alg;
 	unsigned int key_len, iv_len, len, seed;
 	const char *ct;
+};
+
+struct kfx_xchacha {
+	unsigned int len, pos, seed;
+	const char *stream;
+};
+
+struct kfx_nhpoly {
+	unsigned int len, seed;
+	const char *hash;
 };
 
 #include "fixtures/kernel_crypto.h"
@@ -751,6 +762,31 @@ static void t_kernel_fixture(void **state)
 			 1 << FSCRYPT_MODE_AES_256_CTS);
 }
 
+/* Linux's xchacha12 (from a nonzero block too) and nhpoly1305 (across chunks). */
+static void t_kernel_components(void **state)
+{
+	static uint8_t key[NHPOLY1305_KEY_SIZE], nonce[24], buf[4096];
+	uint8_t hash[16];
+
+	for (size_t i = 0; i < sizeof(kfx_xchacha12) / sizeof(kfx_xchacha12[0]); i++) {
+		const struct kfx_xchacha *k = &kfx_xchacha12[i];
+
+		fx_fill(key, 32, k->seed * 3);
+		fx_fill(nonce, 24, k->seed * 3 + 1);
+		memset(buf, 0, k->len);
+		crypt_xchacha12(key, nonce, k->pos, buf, buf, k->len);
+		assert_memory_equal(buf, k->stream, k->len);
+	}
+	for (size_t i = 0; i < sizeof(kfx_nhpoly1305) / sizeof(kfx_nhpoly1305[0]); i++) {
+		const struct kfx_nhpoly *k = &kfx_nhpoly1305[i];
+
+		fx_fill(key, sizeof(key), k->seed * 3);
+		fx_fill(buf, k->len, k->seed * 3 + 2);
+		assert_int_equal(crypt_nhpoly1305(key, buf, k->len, hash), 0);
+		assert_memory_equal(hash, k->hash, 16);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -767,6 +803,7 @@ int main(void)
 		cmocka_unit_test(t_hctr2_tweak_len),
 		cmocka_unit_test(t_polyval),
 		cmocka_unit_test(t_kernel_fixture),
+		cmocka_unit_test(t_kernel_components),
 		cmocka_unit_test(t_secret),
 		cmocka_unit_test(t_threads),
 	};
