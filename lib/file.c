@@ -256,23 +256,6 @@ ssize_t uf2fs_read(struct uf2fs *fs, uint32_t ino, void *buf, size_t len, uint64
 	return ret;
 }
 
-/* A verity file's data is checked in a buffer of ours, then handed on. */
-static ssize_t verity_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, size_t len,
-			       uint64_t off, uf2fs_emit_t emit, void *arg)
-{
-	void *buf = malloc(len ? len : 1);
-	ssize_t ret = buf ? f2fs_verity_read(sbi, fi, buf, len, off) : -ENOMEM;
-
-	if (ret >= 0) {
-		struct iovec one = { buf, (size_t)ret };
-
-		if (emit(arg, &one, 1))
-			ret = -EIO;
-	}
-	free(buf);
-	return ret;
-}
-
 ssize_t uf2fs_read_iov(struct uf2fs *fs, uint32_t ino, size_t len, uint64_t off,
 		       uf2fs_emit_t emit, void *arg)
 {
@@ -289,7 +272,7 @@ ssize_t uf2fs_read_iov(struct uf2fs *fs, uint32_t ino, size_t len, uint64_t off,
 
 		pthread_rwlock_rdlock(&fi->i_rwsem);
 		ret = S_ISDIR(fi->mode) ? -EISDIR :
-		      f2fs_is_verity(fi) ? verity_read_iov(sbi, fi, len, off, emit, arg) :
+		      f2fs_is_verity(fi) ? f2fs_verity_read_iov(sbi, fi, len, off, emit, arg) :
 		      f2fs_file_read_iov(sbi, fi, len, off, emit, arg);
 		due = ret > 0 && atime_due(sbi, fi);
 		pthread_rwlock_unlock(&fi->i_rwsem);

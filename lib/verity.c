@@ -25,7 +25,6 @@
 
 #define SBI(fs) ((struct f2fs_sb_info *)(fs))
 #define VERITY_CACHE_SLOTS	64	/* verified tree blocks kept per inode */
-#define VERITY_READ_CHUNK	(1u << 20)
 
 /// The tree and the descriptor (fs/verity/open.c, enable.c) ///
 
@@ -275,6 +274,8 @@ struct f2fs_verity_info {
 	bool slot_valid[VERITY_CACHE_SLOTS];
 	uint8_t *slots;			/* VERITY_CACHE_SLOTS blocks */
 	uint8_t *scratch;		/* VERITY_MAX_LEVELS blocks */
+	EVP_MD_CTX *ctx;		/* under lock: one hash state, reused */
+	EVP_MD_CTX *salted;		/* the state after the padded salt */
 };
 
 void f2fs_verity_free(struct f2fs_inode_info *fi)
@@ -285,6 +286,8 @@ void f2fs_verity_free(struct f2fs_inode_info *fi)
 		return;
 	fi->verity = NULL;
 	pthread_mutex_destroy(&vi->lock);
+	EVP_MD_CTX_free(vi->ctx);
+	EVP_MD_CTX_free(vi->salted);
 	free(vi->slots);
 	free(vi->scratch);
 	free(vi);
@@ -387,9 +390,17 @@ static int load_verity(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	vi->meta_pos = verity_metadata_pos(fi->size);
 	vi->slots = malloc((size_t)VERITY_CACHE_SLOTS * vi->p.bs);
 	vi->scratch = malloc((size_t)VERITY_MAX_LEVELS * vi->p.bs);
-	if (!ret && (!vi->slots || !vi->scratch))
+	vi->ctx = EVP_MD_CTX_new();
+	vi->salted = EVP_MD_CTX_new();
+	if (!ret && (!vi->slots || !vi->scratch || !vi->ctx || !vi->salted))
 		ret = -ENOMEM;
+	if (!ret && (!EVP_DigestInit_ex(vi->salted, vi->p.md, NULL) ||
+		     (vi->p.padded_salt_size &&
+		      !EVP_DigestUpdate(vi->salted, vi->p.padded_salt, vi->p.padded_salt_size))))
+		ret = -EIO;
 	if (ret) {
+		EVP_MD_CTX_free(vi->ctx);
+		EVP_MD_CTX_free(vi->salted);
 		free(vi->slots);
 		free(vi->scratch);
 		free(vi);
@@ -449,6 +460,15 @@ static void cache_add(struct f2fs_verity_info *vi, uint64_t index, const uint8_t
 	vi->slot_valid[s] = true;
 }
 
+/* verity_hash_block with the inode's reused state; caller holds vi->lock. */
+static int vi_hash_block(struct f2fs_verity_info *vi, const void *block, uint8_t *out)
+{
+	if (!EVP_MD_CTX_copy_ex(vi->ctx, vi->salted) ||
+	    !EVP_DigestUpdate(vi->ctx, block, vi->p.bs) || !EVP_DigestFinal_ex(vi->ctx, out, NULL))
+		return -EIO;
+	return 0;
+}
+
 /*
  * Walk up from the data block until a tree block already verified (or the
  * root), then check each block read on the way back down, caching it.
@@ -484,7 +504,7 @@ static int verify_block_locked(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 	for (level--; level >= 0; level--) {
 		const uint8_t *blk = vi->scratch + (size_t)level * p->bs;
 
-		ret = verity_hash_block(p, blk, h);
+		ret = vi_hash_block(vi, blk, h);
 		if (ret)
 			return ret;
 		if (memcmp(h, want, ds))
@@ -494,7 +514,7 @@ static int verify_block_locked(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 		cache_add(vi, tblk[level], blk);
 		memcpy(want, blk + hoff[level], ds);
 	}
-	ret = verity_hash_block(p, data, h);
+	ret = vi_hash_block(vi, data, h);
 	if (ret)
 		return ret;
 	if (memcmp(h, want, ds))
@@ -503,63 +523,129 @@ static int verify_block_locked(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 	return 0;
 }
 
-static int verify_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
-			struct f2fs_verity_info *vi, const uint8_t *data, uint64_t first,
-			uint64_t nr)
+/*
+ * A read of a verity file goes through the zero-copy read path for whole
+ * Merkle blocks; this callback checks each block in the folios (a partial
+ * last block through a zero-padded copy, as fs/verity hashes it) and hands
+ * on only the bytes asked for. Nothing reaches the caller unchecked.
+ */
+struct verity_read_ctx {
+	struct f2fs_sb_info *sbi;
+	struct f2fs_inode_info *fi;
+	struct f2fs_verity_info *vi;
+	uint64_t start;		/* Merkle-block aligned offset read */
+	uint64_t off;		/* what the caller asked for */
+	size_t len;
+	uf2fs_emit_t emit;
+	void *arg;
+	ssize_t done;		/* bytes handed on */
+	int err;
+};
+
+static int verify_iov(struct verity_read_ctx *c, const struct iovec *iov, int cnt)
 {
+	struct f2fs_verity_info *vi = c->vi;
+	uint64_t pos = c->start;
+	uint8_t *pad = NULL;
 	int ret = 0;
 
 	pthread_mutex_lock(&vi->lock);
-	for (uint64_t i = 0; i < nr && !ret; i++)
-		ret = verify_block_locked(sbi, fi, vi, first + i, data + (i << vi->p.log_bs));
+	for (int i = 0; i < cnt && !ret; i++) {
+		const uint8_t *p = iov[i].iov_base;
+		size_t left = iov[i].iov_len;
+
+		while (left && !ret) {
+			size_t n = MIN(left, (size_t)vi->p.bs);
+			const uint8_t *blk = p;
+
+			if (n < vi->p.bs) {	/* EOF inside the block */
+				if (!pad)
+					pad = calloc(1, vi->p.bs);
+				if (!pad) {
+					ret = -ENOMEM;
+					break;
+				}
+				memset(pad, 0, vi->p.bs);
+				memcpy(pad, p, n);
+				blk = pad;
+			}
+			ret = verify_block_locked(c->sbi, c->fi, vi, pos >> vi->p.log_bs, blk);
+			p += n;
+			pos += n;
+			left -= n;
+		}
+	}
 	pthread_mutex_unlock(&vi->lock);
+	free(pad);
 	return ret;
+}
+
+static int verity_read_cb(void *arg, const struct iovec *iov, int cnt)
+{
+	struct verity_read_ctx *c = arg;
+	struct iovec out[cnt > 0 ? cnt : 1];
+	uint64_t pos = c->start, end = c->off + c->len;
+	int n = 0;
+
+	c->err = verify_iov(c, iov, cnt);
+	if (c->err)
+		return -1;
+	/* trim to [off, off + len) */
+	for (int i = 0; i < cnt; i++) {
+		uint64_t s = MAX(pos, c->off), e = MIN(pos + iov[i].iov_len, end);
+
+		if (s < e) {
+			out[n].iov_base = (uint8_t *)iov[i].iov_base + (s - pos);
+			out[n].iov_len = (size_t)(e - s);
+			c->done += (ssize_t)out[n++].iov_len;
+		}
+		pos += iov[i].iov_len;
+	}
+	return c->emit(c->arg, out, n);
+}
+
+ssize_t f2fs_verity_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, size_t len,
+			     uint64_t off, uf2fs_emit_t emit, void *arg)
+{
+	struct verity_read_ctx c = { .sbi = sbi, .fi = fi, .off = off, .emit = emit, .arg = arg };
+	uint64_t end;
+	ssize_t ret = get_verity(sbi, fi, &c.vi);
+
+	if (ret)
+		return ret;
+	if (off >= fi->size || !len)
+		return emit(arg, NULL, 0) ? -EIO : 0;
+	c.len = (size_t)MIN((uint64_t)len, fi->size - off);
+	c.start = off & ~(uint64_t)(c.vi->p.bs - 1);
+	end = MIN((off + c.len + c.vi->p.bs - 1) & ~(uint64_t)(c.vi->p.bs - 1), fi->size);
+	ret = f2fs_file_read_iov(sbi, fi, (size_t)(end - c.start), c.start, verity_read_cb, &c);
+	if (c.err)
+		return c.err;
+	return ret < 0 ? ret : c.done;
+}
+
+struct copy_sink {
+	uint8_t *buf;
+	size_t done;
+};
+
+static int copy_cb(void *arg, const struct iovec *iov, int cnt)
+{
+	struct copy_sink *s = arg;
+
+	for (int i = 0; i < cnt; i++) {
+		memcpy(s->buf + s->done, iov[i].iov_base, iov[i].iov_len);
+		s->done += iov[i].iov_len;
+	}
+	return 0;
 }
 
 ssize_t f2fs_verity_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, void *buf,
 			 size_t len, uint64_t off)
 {
-	struct f2fs_verity_info *vi;
-	size_t done = 0;
-	uint8_t *tmp;
-	int ret = get_verity(sbi, fi, &vi);
+	struct copy_sink s = { .buf = buf };
 
-	if (ret)
-		return ret;
-	if (off >= fi->size || !len)
-		return 0;
-	len = MIN((uint64_t)len, fi->size - off);
-	tmp = malloc(VERITY_READ_CHUNK);
-	if (!tmp)
-		return -ENOMEM;
-	/* whole Merkle blocks, zero-padded past EOF as fs/verity hashes them */
-	while (done < len && !ret) {
-		uint64_t pos = off + done, start = pos & ~(uint64_t)(vi->p.bs - 1);
-		uint64_t end = MIN(off + len, start + VERITY_READ_CHUNK);
-		uint64_t bend = (end + vi->p.bs - 1) & ~(uint64_t)(vi->p.bs - 1);
-		size_t want = (size_t)(MIN(bend, fi->size) - start), span = (size_t)(bend - start);
-		ssize_t got;
-
-		got = f2fs_file_read(sbi, fi, tmp, want, start);
-		if (got < 0) {
-			ret = (int)got;
-			break;
-		}
-		if ((size_t)got != want) {
-			ret = -EIO;
-			break;
-		}
-		memset(tmp + want, 0, span - want);
-		ret = verify_range(sbi, fi, vi, tmp, start >> vi->p.log_bs, span >> vi->p.log_bs);
-		if (!ret) {
-			size_t n = (size_t)(end - pos);
-
-			memcpy((uint8_t *)buf + done, tmp + (pos - start), n);
-			done += n;
-		}
-	}
-	free(tmp);
-	return ret ? ret : (ssize_t)done;
+	return f2fs_verity_read_iov(sbi, fi, len, off, copy_cb, &s);
 }
 
 /// FS_IOC_ENABLE_VERITY (fs/verity/enable.c, f2fs_end_enable_verity) ///

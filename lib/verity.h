@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "uf2fs/uf2fs.h"
+
 #define VERITY_MAX_DIGEST	64	/* SHA-512 */
 #define VERITY_MAX_SALT		32	/* sizeof(fsverity_descriptor.salt) */
 #define VERITY_MAX_LEVELS	8	/* FS_VERITY_MAX_LEVELS */
@@ -88,5 +90,8 @@ void f2fs_verity_free(struct f2fs_inode_info *fi);
 /* Verified read of a verity file: -EIO for any block that fails its tree. */
 ssize_t f2fs_verity_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, void *buf,
 			 size_t len, uint64_t off);
+/* The same for the zero-copy path: emit sees only checked bytes. */
+ssize_t f2fs_verity_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, size_t len,
+			     uint64_t off, uf2fs_emit_t emit, void *arg);
 
 #endif /* UF2FS_VERITY_H */
