@@ -28,7 +28,7 @@ static void cmd_verity_help(void)
 	       "\n"
 	       "  --hash-alg=ALG     sha256 (default) or sha512\n"
 	       "  --salt=HEX         salt of up to 32 bytes, hex\n"
-	       "  --block-size=SIZE  Merkle tree block size: 4096 (the only one uf2fs writes)\n"
+	       "  --block-size=SIZE  Merkle tree block size: 1024, 2048 or 4096 (default)\n"
 	       "  -o OPTIONS         library options, comma-separated:\n"
 	       CLI_LIB_OPTS_HELP
 	       "  -h, --help         show this help\n");

@@ -654,6 +654,8 @@ struct enable_ctx {
 	struct f2fs_sb_info *sbi;
 	struct f2fs_inode_info *fi;
 	uint64_t meta_blk;	/* first file block of the metadata */
+	unsigned int log_bs;
+	uint8_t *meta;		/* Merkle blocks smaller than fs blocks: gathered here */
 };
 
 static ssize_t enable_read(void *arg, void *buf, size_t len, uint64_t off)
@@ -709,28 +711,38 @@ static int enable_emit(void *arg, const void *block, uint64_t index)
 {
 	struct enable_ctx *c = arg;
 
-	/* Merkle blocks are fs blocks here (enable takes 4096 only) */
+	if (c->meta) {
+		memcpy(c->meta + (index << c->log_bs), block, 1u << c->log_bs);
+		return 0;
+	}
+	/* a 4 KiB Merkle block is one fs block: straight to the device */
 	return write_meta_block(c->sbi, c->fi, c->meta_blk + index, block);
 }
 
+/*
+ * The descriptor (and signature) at byte offset pos of the metadata, and
+ * with small Merkle blocks the gathered tree before it, block by block.
+ */
 static int write_descriptor(struct enable_ctx *c, uint64_t pos, const uint8_t *desc,
 			    const void *sig, uint32_t sig_size)
 {
-	size_t size = VERITY_DESC_SIZE + sig_size;
-	size_t blocks = DIV_ROUND_UP(size, F2FS_BLKSIZE);
-	uint8_t *buf = calloc(blocks, F2FS_BLKSIZE);
+	uint64_t from = c->meta ? 0 : pos - (c->meta_blk << F2FS_BLKSIZE_BITS);
+	uint64_t rel = pos - (c->meta_blk << F2FS_BLKSIZE_BITS);
+	size_t blocks = DIV_ROUND_UP(rel + VERITY_DESC_SIZE + sig_size - from, F2FS_BLKSIZE);
+	uint8_t *buf = c->meta ? c->meta : calloc(blocks, F2FS_BLKSIZE);
 	int ret = 0;
 
 	if (!buf)
 		return -ENOMEM;
-	memcpy(buf, desc, VERITY_DESC_SIZE);
-	put_le32(buf + DESC_SIG_SIZE, sig_size);
+	memcpy(buf + rel - from, desc, VERITY_DESC_SIZE);
+	put_le32(buf + rel - from + DESC_SIG_SIZE, sig_size);
 	if (sig_size)
-		memcpy(buf + VERITY_DESC_SIZE, sig, sig_size);
+		memcpy(buf + rel - from + VERITY_DESC_SIZE, sig, sig_size);
 	for (size_t i = 0; i < blocks && !ret; i++)
-		ret = write_meta_block(c->sbi, c->fi, (pos >> F2FS_BLKSIZE_BITS) + i,
+		ret = write_meta_block(c->sbi, c->fi, c->meta_blk + (from >> F2FS_BLKSIZE_BITS) + i,
 				       buf + i * F2FS_BLKSIZE);
-	free(buf);
+	if (!c->meta)
+		free(buf);
 	return ret;
 }
 
@@ -776,6 +788,13 @@ static int do_enable(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	meta_pos = verity_metadata_pos(fi->size);
 	desc_pos = meta_pos + (p.tree_blocks << p.log_bs);
 	c.meta_blk = meta_pos >> F2FS_BLKSIZE_BITS;
+	c.log_bs = p.log_bs;
+	if (p.bs < F2FS_BLKSIZE) {
+		c.meta = calloc(DIV_ROUND_UP(desc_pos - meta_pos + VERITY_DESC_SIZE + arg->sig_size,
+					     F2FS_BLKSIZE), F2FS_BLKSIZE);
+		if (!c.meta)
+			return -ENOMEM;
+	}
 	/* as f2fs_begin_enable_verity and end_enable_verity: no inline data, data on disk */
 	ret = f2fs_convert_inline_inode(sbi, fi);
 	if (!ret)
@@ -802,6 +821,7 @@ static int do_enable(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 					    F2FS_VERITY_XATTR_NAME, &dloc, sizeof(dloc),
 					    XATTR_CREATE);
 	}
+	free(c.meta);
 	if (!ret) {
 		fi->i_advise |= FADVISE_VERITY_BIT;
 		f2fs_inode_touch(fi, false, true);
@@ -828,9 +848,6 @@ int uf2fs_enable_verity(struct uf2fs *fs, uint32_t ino, const struct uf2fs_verit
 		return -EMSGSIZE;
 	if ((arg->salt_size && !arg->salt) || (arg->sig_size && !arg->sig))
 		return -EFAULT;
-	/* uf2fs writes trees of 4 KiB blocks only; it reads every size Linux writes */
-	if (arg->block_size != F2FS_BLKSIZE)
-		return -EINVAL;
 	if (sbi->opts.read_only)
 		return -EROFS;
 	ret = f2fs_begin_write(sbi);

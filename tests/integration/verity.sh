@@ -2,9 +2,10 @@
 # fs-verity through the mount and the CLI, checked by Debian's fsverity tool.
 #
 # On a read-write mount, `fsverity enable` (SHA-256 and SHA-512, with and
-# without a salt) on files of 0 B to 5 MB; `fsverity measure` must equal
-# `fsverity digest` of the same content, and `fsverity dump_metadata` (which
-# FUSE does not carry: the daemon writes the caller's buffer) must give the
+# without a salt; Merkle blocks of 1, 2 and 4 KiB) on files of 0 B to 5 MB;
+# `fsverity measure` must equal `fsverity digest` of the same content, and
+# `fsverity dump_metadata` (which FUSE does not carry: the daemon writes the
+# caller's buffer) must give the
 # tree and descriptor `fsverity digest` writes. lsattr shows V, uf2fs ls -l
 # too. Writes, O_TRUNC, truncate(2) and fallocate get EPERM; a second enable
 # EEXIST; a file without verity measures ENODATA. A verity file is unlinked.
@@ -87,6 +88,16 @@ fsverity dump_metadata merkle_tree "$MNT/f5m" >"$TMP/tree.got" || fail "dump_met
 fsverity dump_metadata descriptor "$MNT/f5m" >"$TMP/desc.got" || fail "dump_metadata descriptor"
 cmp "$TMP/tree.ref" "$TMP/tree.got" || fail "dump_metadata merkle_tree differs from fsverity's"
 cmp "$TMP/desc.ref" "$TMP/desc.got" || fail "dump_metadata descriptor differs from fsverity's"
+
+# Merkle blocks of 1 and 2 KiB (Linux 6.3 on): the tree shares its last block with the descriptor
+for bs in 1024 2048; do
+	cp "$SRC/f3m" "$MNT/b$bs"
+	fsverity enable --block-size=$bs --salt=77 "$MNT/b$bs" || fail "enable --block-size=$bs"
+	got=$(fsverity measure "$MNT/b$bs" | cut -d' ' -f1)
+	want=$(fsverity digest --block-size=$bs --salt=77 "$SRC/f3m" | cut -d' ' -f1)
+	[ "$got" = "$want" ] || fail "block size $bs: measure $got, fsverity digest $want"
+	cmp -s "$MNT/b$bs" "$SRC/f3m" || fail "b$bs reads wrong"
+done
 
 step "verity files refuse changes"
 expect_eperm "append" sh -c "echo x >>'$MNT/f4097'"

@@ -7,7 +7,7 @@
  * without a salt, the digest must equal `fsverity digest`'s and every tree
  * block and the descriptor must equal what its --out-merkle-tree and
  * --out-descriptor write, byte for byte. Fixtures are made at test time from
- * a fixed pseudo-random stream. Also: the tree's shape (levels, where each
+ * a fixed pseudo-random stream; Merkle blocks of 1 and 2 KiB too. Also: the tree's shape (levels, where each
  * starts), the parameter checks fs-verity makes, and descriptor parsing
  * (every field fs/verity/open.c rejects).
  */
@@ -30,6 +30,7 @@ static char tmpdir[] = "/tmp/uf2fs-verity-XXXXXX";
 
 struct buf_src {
 	const uint8_t *data;
+	unsigned int bs;
 	uint8_t *tree;		/* tree_blocks * bs, filled by emit */
 	uint64_t emitted;
 };
@@ -46,7 +47,7 @@ static int src_emit(void *arg, const void *block, uint64_t index)
 {
 	struct buf_src *s = arg;
 
-	memcpy(s->tree + index * 4096, block, 4096);
+	memcpy(s->tree + index * s->bs, block, s->bs);
 	s->emitted++;
 	return 0;
 }
@@ -86,15 +87,15 @@ static uint8_t *slurp(const char *path, size_t *len)
 
 /* `fsverity digest` of the file: the hex digest, tree and descriptor files. */
 static void fsverity_digest(const char *file, const char *alg, const char *salt_hex,
-			    char *hex, size_t hexlen)
+			    unsigned int bs, char *hex, size_t hexlen)
 {
 	char cmd[1024];
 	FILE *p;
 
 	snprintf(cmd, sizeof(cmd),
-		 "fsverity digest --compact --hash-alg=%s --block-size=4096 %s%s "
+		 "fsverity digest --compact --hash-alg=%s --block-size=%u %s%s "
 		 "--out-merkle-tree=%s/tree --out-descriptor=%s/desc %s",
-		 alg, salt_hex[0] ? "--salt=" : "", salt_hex, tmpdir, tmpdir, file);
+		 alg, bs, salt_hex[0] ? "--salt=" : "", salt_hex, tmpdir, tmpdir, file);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	assert_non_null(fgets(hex, (int)hexlen, p));
@@ -108,7 +109,8 @@ static void to_hex(const uint8_t *b, size_t n, char *out)
 		sprintf(out + 2 * i, "%02x", b[i]);
 }
 
-static void check_one(size_t size, unsigned int alg, const uint8_t *salt, unsigned int salt_len)
+static void check_bs(size_t size, unsigned int alg, const uint8_t *salt, unsigned int salt_len,
+		     unsigned int log_bs)
 {
 	const char *alg_name = alg == FS_VERITY_HASH_ALG_SHA256 ? "sha256" : "sha512";
 	char file[256], salt_hex[2 * VERITY_MAX_SALT + 1] = "", want[256], got[256], path[300];
@@ -126,12 +128,13 @@ static void check_one(size_t size, unsigned int alg, const uint8_t *salt, unsign
 	assert_int_equal(fwrite(src.data, 1, size, f), size);
 	fclose(f);
 	to_hex(salt, salt_len, salt_hex);
-	fsverity_digest(file, alg_name, salt_hex, want, sizeof(want));
+	fsverity_digest(file, alg_name, salt_hex, 1u << log_bs, want, sizeof(want));
 
-	assert_int_equal(verity_params_init(&p, alg, 12, salt, salt_len, size), 0);
-	tree = calloc(p.tree_blocks ? p.tree_blocks : 1, 4096);
+	assert_int_equal(verity_params_init(&p, alg, log_bs, salt, salt_len, size), 0);
+	tree = calloc(p.tree_blocks ? p.tree_blocks : 1, p.bs);
 	assert_non_null(tree);
 	src.tree = tree;
+	src.bs = p.bs;
 	src.emitted = 0;
 	assert_int_equal(verity_build_tree(&p, src_read, src_emit, &src, root), 0);
 	assert_int_equal(src.emitted, p.tree_blocks);
@@ -139,12 +142,12 @@ static void check_one(size_t size, unsigned int alg, const uint8_t *salt, unsign
 	assert_int_equal(verity_hash(&p, desc, sizeof(desc), digest), 0);
 	to_hex(digest, p.digest_size, got);
 	if (strcmp(got, want))
-		fail_msg("size %zu %s salt '%s': digest %s, fsverity says %s", size, alg_name,
-			 salt_hex, got, want);
+		fail_msg("size %zu %s salt '%s' block %u: digest %s, fsverity says %s", size,
+			 alg_name, salt_hex, p.bs, got, want);
 
 	snprintf(path, sizeof(path), "%s/tree", tmpdir);
 	ref = slurp(path, &ref_len);
-	assert_int_equal(ref_len, p.tree_blocks * 4096);
+	assert_int_equal(ref_len, p.tree_blocks * p.bs);
 	assert_memory_equal(ref, tree, ref_len);
 	free(ref);
 	snprintf(path, sizeof(path), "%s/desc", tmpdir);
@@ -154,6 +157,11 @@ static void check_one(size_t size, unsigned int alg, const uint8_t *salt, unsign
 	free(ref);
 	free(tree);
 	free((void *)src.data);
+}
+
+static void check_one(size_t size, unsigned int alg, const uint8_t *salt, unsigned int salt_len)
+{
+	check_bs(size, alg, salt, salt_len, 12);
 }
 
 static const size_t sizes[] = { 0, 1, 4096, 4097, 3u << 20 };
@@ -176,6 +184,10 @@ static void test_digests_match_fsverity(void **state)
 	check_one(4097, FS_VERITY_HASH_ALG_SHA512, long_salt, sizeof(long_salt));
 	/* three levels: 4353 blocks -> 69 -> 2 -> 1 with 64 SHA-512 hashes a block */
 	check_one(4353u * 4096 - 100, FS_VERITY_HASH_ALG_SHA512, salt, sizeof(salt));
+	/* Merkle blocks of 1 and 2 KiB (Linux 6.3 on): 3 levels of 1 KiB SHA-256 blocks */
+	check_bs(1u << 20, FS_VERITY_HASH_ALG_SHA256, salt, sizeof(salt), 10);
+	check_bs(4097, FS_VERITY_HASH_ALG_SHA512, NULL, 0, 10);
+	check_bs(3u << 20, FS_VERITY_HASH_ALG_SHA512, salt, sizeof(salt), 11);
 }
 
 static void test_tree_shape(void **state)
