@@ -332,6 +332,17 @@ int uf2fs_open(struct uf2fs *fs, uint32_t ino, int flags)
 		f2fs_iput(sbi, fi);
 		return -EPERM;
 	}
+	if (f2fs_is_verity(fi)) {
+		int ret;
+
+		pthread_rwlock_rdlock(&fi->i_rwsem);
+		ret = f2fs_verity_open(sbi, fi);
+		pthread_rwlock_unlock(&fi->i_rwsem);
+		if (ret) {
+			f2fs_iput(sbi, fi);
+			return ret;
+		}
+	}
 	pthread_mutex_lock(&fi->i_lock);
 	fi->open_count++;
 	pthread_mutex_unlock(&fi->i_lock);

@@ -25,6 +25,10 @@
 
 #define SBI(fs) ((struct f2fs_sb_info *)(fs))
 #define VERITY_CACHE_SLOTS	64	/* verified tree blocks kept per inode */
+#define VERITY_MAX_FILE_BYTES	((uint64_t)(DEF_ADDRS_PER_INODE + 2 * DEF_ADDRS_PER_BLOCK + \
+				 2ull * DEF_ADDRS_PER_BLOCK * NIDS_PER_BLOCK + \
+				 (uint64_t)DEF_ADDRS_PER_BLOCK * NIDS_PER_BLOCK * NIDS_PER_BLOCK) \
+				 << F2FS_BLKSIZE_BITS)
 
 /// The tree and the descriptor (fs/verity/open.c, enable.c) ///
 
@@ -343,8 +347,9 @@ static int read_dloc(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		return (int)got;
 	if (got != sizeof(*dloc) || le32(dloc->version) != F2FS_VERITY_XATTR_VER)
 		return f2fs_error(sbi, EINVAL, "inode %u: unknown verity xattr format", fi->ino);
-	/* f2fs_get_verity_descriptor's bounds */
+	/* f2fs_get_verity_descriptor's bounds (s_maxbytes: what four levels of nodes map) */
 	if (le64(dloc->pos) + le32(dloc->size) < le64(dloc->pos) ||
+	    le64(dloc->pos) + le32(dloc->size) > VERITY_MAX_FILE_BYTES ||
 	    le64(dloc->pos) < verity_metadata_pos(fi->size) || le32(dloc->size) > INT32_MAX ||
 	    le32(dloc->size) > VERITY_DESC_SIZE + VERITY_MAX_SIG)
 		return f2fs_error(sbi, EFSCORRUPTED, "inode %u: invalid verity xattr", fi->ino);
@@ -438,6 +443,13 @@ static int get_verity(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	}
 	*out = vi;
 	return 0;
+}
+
+int f2fs_verity_open(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	struct f2fs_verity_info *vi;
+
+	return get_verity(sbi, fi, &vi);
 }
 
 /// Verified reads (fs/verity/verify.c) ///

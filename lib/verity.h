@@ -87,6 +87,8 @@ struct f2fs_sb_info;
 struct f2fs_inode_info;
 /* The inode's verity state, loaded once; caller holds i_rwsem (any mode). */
 void f2fs_verity_free(struct f2fs_inode_info *fi);
+/* As fsverity_file_open: load the descriptor, so a bad one fails the open. */
+int f2fs_verity_open(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
 /* Verified read of a verity file: -EIO for any block that fails its tree. */
 ssize_t f2fs_verity_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, void *buf,
 			 size_t len, uint64_t off);

@@ -15,6 +15,8 @@
 # level-0 tree block of another (found with tests/lib/f2fsimg.py): the blocks
 # they cover give EIO through the mount and from `uf2fs cat` / `uf2fs get`,
 # which never print the altered bytes; the blocks they do not cover still read.
+# A corrupt verity xattr (version, position) or descriptor fails the open and
+# the CLI with a clear error, and leaves the other files readable.
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 need_root
@@ -171,5 +173,41 @@ for f in f5m f3m; do
 	[ "$(cmp "$TMP/$f.cat" "$SRC/$f" 2>&1 | grep -c differ)" = 0 ] ||
 		fail "uf2fs cat /$f printed altered bytes"
 	"$UF2FS" get "$IMG" "/$f" "$TMP/$f.get" 2>/dev/null && fail "uf2fs get /$f succeeded"
+done
+
+step "a corrupt verity xattr or descriptor is a clean error"
+for what in version pos descriptor; do
+	cp "$IMG" "$TMP/c.img"
+	"$PY" - "$TMP/c.img" "$LIB" "$what" <<'EOF' || fail "corrupting the $what"
+import struct, sys
+sys.path.insert(0, sys.argv[2])
+import f2fsimg
+img = f2fsimg.Image(sys.argv[1], writable=True)
+ino = img.resolve("/f4096")
+raw = bytearray(ino.raw)
+i = raw.find(bytes([11, 1, 16, 0]) + b"v")   # index VERITY, name "v", 16-byte value
+assert i > 0, "no verity xattr in the inode"
+ver, size, pos = struct.unpack_from("<IIQ", raw, i + 5)
+if sys.argv[3] == "version":
+    struct.pack_into("<I", raw, i + 5, 2)
+elif sys.argv[3] == "pos":
+    struct.pack_into("<Q", raw, i + 13, 1 << 62)
+if sys.argv[3] == "descriptor":   # a reserved byte of the descriptor
+    addr = img.bmap(ino, pos // 4096)
+    b = bytearray(img.block(addr))
+    b[pos % 4096 + 200] = 1
+    img.write_block(addr, bytes(b))
+else:
+    img.write_block(ino.blkaddr, bytes(raw))
+EOF
+	run_limited 30 "$UF2FS" cat "$TMP/c.img" /f4096
+	expect_clean_error "uf2fs cat with a corrupt verity $what" || fail "corrupt $what"
+	grep -q "verity" <<<"$OUT" || fail "corrupt $what: the error names no verity structure: $OUT"
+	"$UF2FS" cat "$TMP/c.img" /f1 | cmp -s - "$SRC/f1" || fail "another file no longer reads"
+	[ "$what" = version ] || continue
+	mount_uf2fs "$TMP/c.img" "$MNT" ro || fail "mount with a corrupt $what"
+	cat "$MNT/f4096" >/dev/null 2>&1 && fail "a file with a corrupt verity $what opened"
+	cmp -s "$MNT/f1" "$SRC/f1" || fail "another file no longer reads through the mount"
+	umount_uf2fs "$MNT" || fail "unmount"
 done
 pass
