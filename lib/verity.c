@@ -482,12 +482,27 @@ static int vi_hash_block(struct f2fs_verity_info *vi, const void *block, uint8_t
 }
 
 /*
+ * Data blocks are hashed by each reader with a state of its own, outside
+ * the lock, so parallel readers of one file hash in parallel; only the tree
+ * walk and its cache are serialized.
+ */
+static int hash_data_block(const struct verity_params *p, EVP_MD_CTX *ctx, const void *block,
+			   uint8_t *out)
+{
+	if (!EVP_DigestInit_ex(ctx, p->md, NULL) ||
+	    (p->padded_salt_size && !EVP_DigestUpdate(ctx, p->padded_salt, p->padded_salt_size)) ||
+	    !EVP_DigestUpdate(ctx, block, p->bs) || !EVP_DigestFinal_ex(ctx, out, NULL))
+		return -EIO;
+	return 0;
+}
+
+/*
  * Walk up from the data block until a tree block already verified (or the
  * root), then check each block read on the way back down, caching it.
  * Caller holds vi->lock.
  */
 static int verify_block_locked(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
-			       struct f2fs_verity_info *vi, uint64_t dblk, const uint8_t *data)
+			       struct f2fs_verity_info *vi, uint64_t dblk, const uint8_t *dh)
 {
 	const struct verity_params *p = &vi->p;
 	uint64_t idx = dblk, tblk[VERITY_MAX_LEVELS];
@@ -526,10 +541,7 @@ static int verify_block_locked(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 		cache_add(vi, tblk[level], blk);
 		memcpy(want, blk + hoff[level], ds);
 	}
-	ret = vi_hash_block(vi, data, h);
-	if (ret)
-		return ret;
-	if (memcmp(h, want, ds))
+	if (memcmp(dh, want, ds))
 		return f2fs_error(sbi, EIO, "inode %u: verity check failed for data block %llu",
 				  fi->ino, (unsigned long long)dblk);
 	return 0;
@@ -557,11 +569,11 @@ struct verity_read_ctx {
 static int verify_iov(struct verity_read_ctx *c, const struct iovec *iov, int cnt)
 {
 	struct f2fs_verity_info *vi = c->vi;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	uint8_t *pad = NULL, dh[VERITY_MAX_DIGEST];
 	uint64_t pos = c->start;
-	uint8_t *pad = NULL;
-	int ret = 0;
+	int ret = ctx ? 0 : -ENOMEM;
 
-	pthread_mutex_lock(&vi->lock);
 	for (int i = 0; i < cnt && !ret; i++) {
 		const uint8_t *p = iov[i].iov_base;
 		size_t left = iov[i].iov_len;
@@ -572,7 +584,7 @@ static int verify_iov(struct verity_read_ctx *c, const struct iovec *iov, int cn
 
 			if (n < vi->p.bs) {	/* EOF inside the block */
 				if (!pad)
-					pad = calloc(1, vi->p.bs);
+					pad = malloc(vi->p.bs);
 				if (!pad) {
 					ret = -ENOMEM;
 					break;
@@ -581,13 +593,18 @@ static int verify_iov(struct verity_read_ctx *c, const struct iovec *iov, int cn
 				memcpy(pad, p, n);
 				blk = pad;
 			}
-			ret = verify_block_locked(c->sbi, c->fi, vi, pos >> vi->p.log_bs, blk);
+			ret = hash_data_block(&vi->p, ctx, blk, dh);
+			if (!ret) {
+				pthread_mutex_lock(&vi->lock);
+				ret = verify_block_locked(c->sbi, c->fi, vi, pos >> vi->p.log_bs, dh);
+				pthread_mutex_unlock(&vi->lock);
+			}
 			p += n;
 			pos += n;
 			left -= n;
 		}
 	}
-	pthread_mutex_unlock(&vi->lock);
+	EVP_MD_CTX_free(ctx);
 	free(pad);
 	return ret;
 }
