@@ -146,7 +146,8 @@ int cmd_verity(int argc, char **argv)
 	if (ret)
 		return CLI_EXIT_FAIL;
 	for (int i = optind + 2; i < argc; i++) {
-		ret = enable ? verity_enable_one(fs, argv[i], &va) : verity_measure_one(fs, argv[i]);
+		ret = enable ? verity_enable_one(fs, argv[i], &va) :
+			       verity_measure_one(fs, argv[i]);
 		if (ret)
 			status = ret;
 	}

@@ -596,7 +596,8 @@ static int verify_iov(struct verity_read_ctx *c, const struct iovec *iov, int cn
 			ret = hash_data_block(&vi->p, ctx, blk, dh);
 			if (!ret) {
 				pthread_mutex_lock(&vi->lock);
-				ret = verify_block_locked(c->sbi, c->fi, vi, pos >> vi->p.log_bs, dh);
+				ret = verify_block_locked(c->sbi, c->fi, vi, pos >> vi->p.log_bs,
+							  dh);
 				pthread_mutex_unlock(&vi->lock);
 			}
 			p += n;
@@ -835,7 +836,8 @@ static int do_enable(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		folio_drop_range(sbi, MAP_DATA, fi->ino, eof_blk, UINT64_MAX);
 	if (!ret)
 		ret = f2fs_check_space(sbi, p.tree_blocks + 2 * (p.tree_blocks / 1018 + 4) +
-				       DIV_ROUND_UP(VERITY_DESC_SIZE + arg->sig_size, F2FS_BLKSIZE));
+				       DIV_ROUND_UP(VERITY_DESC_SIZE + arg->sig_size,
+						    F2FS_BLKSIZE));
 	if (!ret)
 		ret = verity_build_tree(&p, enable_read, enable_emit, &c, root);
 	if (!ret) {

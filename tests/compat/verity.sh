@@ -79,7 +79,8 @@ step "(b) Linux reads and measures uf2fs's files, enables its own"
 body=""
 while read -r name size hash salt who; do
 	if [ "$who" = l ]; then
-		body+="	gh verity-enable /mnt/$name $hash $([ "$salt" = - ] || echo "$salt") ||
+		s=$([ "$salt" = - ] || echo "$salt")
+		body+="	gh verity-enable /mnt/$name $hash $s ||
 		bad 'enable $name'
 "
 	fi

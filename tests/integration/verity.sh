@@ -52,7 +52,8 @@ measure_all() { # how: mount | cli
 		want=$(expected "$name" "$hash" "$salt")
 		if [ "$1" = mount ]; then
 			got=$(fsverity measure "$MNT/$name" | cut -d' ' -f1)
-			cmp -s "$MNT/$name" "$SRC/$name" || fail "$name: content differs through the mount"
+			cmp -s "$MNT/$name" "$SRC/$name" ||
+				fail "$name: content differs through the mount"
 		else
 			got=$("$UF2FS" verity measure "$IMG" "/$name" | cut -d' ' -f1)
 			"$UF2FS" cat "$IMG" "/$name" | cmp -s - "$SRC/$name" ||
@@ -202,7 +203,8 @@ else:
 EOF
 	run_limited 30 "$UF2FS" cat "$TMP/c.img" /f4096
 	expect_clean_error "uf2fs cat with a corrupt verity $what" || fail "corrupt $what"
-	grep -q "verity" <<<"$OUT" || fail "corrupt $what: the error names no verity structure: $OUT"
+	grep -q "verity" <<<"$OUT" ||
+		fail "corrupt $what: the error names no verity structure: $OUT"
 	"$UF2FS" cat "$TMP/c.img" /f1 | cmp -s - "$SRC/f1" || fail "another file no longer reads"
 	[ "$what" = version ] || continue
 	mount_uf2fs "$TMP/c.img" "$MNT" ro || fail "mount with a corrupt $what"

@@ -7,9 +7,9 @@
  * without a salt, the digest must equal `fsverity digest`'s and every tree
  * block and the descriptor must equal what its --out-merkle-tree and
  * --out-descriptor write, byte for byte. Fixtures are made at test time from
- * a fixed pseudo-random stream; Merkle blocks of 1 and 2 KiB too. Also: the tree's shape (levels, where each
- * starts), the parameter checks fs-verity makes, and descriptor parsing
- * (every field fs/verity/open.c rejects).
+ * a fixed pseudo-random stream; Merkle blocks of 1 and 2 KiB too. Also: the
+ * tree's shape (levels, where each starts), the parameter checks fs-verity
+ * makes, and descriptor parsing (every field fs/verity/open.c rejects).
  */
 #include <setjmp.h>
 #include <stdarg.h>
