@@ -34,6 +34,7 @@ int cmd_rm(int argc, char **argv);
 int cmd_mkdir(int argc, char **argv);
 int cmd_quota(int argc, char **argv);
 int cmd_setquota(int argc, char **argv);
+int cmd_verity(int argc, char **argv);
 
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "uf2fs: PATH: strerror"; err is a negative or positive errno. */

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -46,6 +47,7 @@ struct ls_list {
 /* Column widths of one long listing, as ls aligns them. */
 struct ls_widths {
 	int ino, nlink, uid, gid, size;
+	bool attr_mark;		/* some entry has verity: every mode gets an 11th column */
 };
 
 struct ls_ctx {
@@ -63,7 +65,8 @@ static void cmd_ls_help(void)
 	       "List directories of an f2fs image (default PATH: /). Names are sorted\n"
 	       "bytewise; owners are numeric; times are local, long-iso.\n"
 	       "\n"
-	       "  -l           long format: mode, links, uid, gid, size, mtime, name\n"
+	       "  -l           long format: mode, links, uid, gid, size, mtime, name; a\n"
+	       "               mode ending in V marks an fs-verity file\n"
 	       "  -a           include names starting with '.', and '.' and '..'\n"
 	       "  -R           list subdirectories recursively\n"
 	       "  -i           print each entry's inode number\n"
@@ -192,6 +195,8 @@ static void ls_widen(struct ls_widths *w, const struct ls_entry *e)
 	len = ls_size_string(&e->attr, size, sizeof(size));
 	if (len > w->size)
 		w->size = len;
+	if (e->attr.flags & FS_VERITY_FL)
+		w->attr_mark = true;
 }
 
 static void ls_print_target(struct ls_ctx *ctx, const struct ls_entry *e)
@@ -221,7 +226,9 @@ static void ls_print_long(struct ls_ctx *ctx, const struct ls_entry *e,
 		snprintf(mtime, sizeof(mtime), "%lld", (long long)secs);
 	if (ctx->flags.inode)
 		printf("%*u ", w->ino, e->attr.ino);
-	printf("%s %*u %*u %*u %*s %s %s", mode, w->nlink, e->attr.nlink, w->uid, e->attr.uid,
+	/* like coreutils' '+' for an ACL: a verity file's mode ends in 'V' */
+	printf("%s%s %*u %*u %*u %*s %s %s", mode,
+	       !w->attr_mark ? "" : (e->attr.flags & FS_VERITY_FL) ? "V" : " ", w->nlink, e->attr.nlink, w->uid, e->attr.uid,
 	       w->gid, e->attr.gid, w->size, size, mtime, e->name);
 	if (S_ISLNK(e->attr.mode))
 		ls_print_target(ctx, e);

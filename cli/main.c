@@ -32,6 +32,7 @@ static const struct cli_command cli_commands[] = {
 	{ "stats", cmd_stats, "show cache and device counters of a live mount" },
 	{ "quota", cmd_quota, "report disk quota usage and limits (like repquota)" },
 	{ "setquota", cmd_setquota, "set disk quota limits and grace times" },
+	{ "verity", cmd_verity, "fs-verity: enable or measure files in an image" },
 };
 
 #define CLI_NR_COMMANDS (sizeof(cli_commands) / sizeof(cli_commands[0]))

@@ -396,7 +396,8 @@ void fuse_op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 		fuse_ioctl_get_stats(req, out_bufsz);
 		break;
 	default:
-		if (!fuse_ioctl_f2fs(req, ino, f2fs_ino, cmd, arg, in_buf, in_bufsz, out_bufsz))
+		if (!fuse_ioctl_f2fs(req, ino, f2fs_ino, cmd, arg, in_buf, in_bufsz, out_bufsz) &&
+		    !fuse_ioctl_verity(req, ino, f2fs_ino, cmd, in_buf, in_bufsz, out_bufsz))
 			fuse_reply_err(req, ENOTTY);
 		break;
 	}

@@ -60,6 +60,10 @@ bool fuse_killpriv_request_flag(void);
 /* Drop setuid and setgid of ino as the VFS would for this caller; tells the kernel. */
 int fuse_kill_suidgid(fuse_req_t req, struct fuse_uf2fs *u, fuse_ino_t ino);
 
+/* fuse_verity.c: FS_IOC_{ENABLE,MEASURE}_VERITY, FS_IOC_READ_VERITY_METADATA */
+bool fuse_ioctl_verity(fuse_req_t req, fuse_ino_t ino, uint32_t f2fs_ino, unsigned int cmd,
+		       const void *in_buf, size_t in_bufsz, size_t out_bufsz);
+
 static inline struct fuse_uf2fs *fuse_uf2fs_of(fuse_req_t req)
 {
 	return fuse_req_userdata(req);

@@ -620,6 +620,8 @@ struct f2fs_inode_info {
 	uint32_t q_uid, q_gid, q_projid;
 	uint64_t q_blocks;
 	bool q_charged;
+	/* fs-verity: loaded on first read (verity.c) */
+	struct f2fs_verity_info *verity;
 };
 
 /* Write side (inode.c) */
@@ -670,6 +672,10 @@ static inline bool f2fs_is_inline_dentry(const struct f2fs_inode_info *fi)
 static inline bool f2fs_is_compressed(const struct f2fs_inode_info *fi)
 {
 	return (fi->flags & F2FS_COMPR_FL) && S_ISREG(fi->mode);
+}
+static inline bool f2fs_is_verity(const struct f2fs_inode_info *fi)
+{
+	return fi->i_advise & FADVISE_VERITY_BIT;
 }
 static inline bool f2fs_is_encrypted(const struct f2fs_inode_info *fi)
 {
@@ -962,6 +968,15 @@ int f2fs_init_acl(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		  const struct f2fs_new_acl *na);
 void f2fs_new_acl_free(struct f2fs_new_acl *na);
 int f2fs_acl_chmod(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+/* Internal indexes (verity, encryption) by index and stored name (xattr.c, xattr_io.c). */
+ssize_t f2fs_xattr_get_indexed(const void *buf, size_t len, unsigned int index, const char *name,
+			       void *value, size_t size);
+int f2fs_xattr_set_indexed(uint8_t *buf, size_t inline_size, size_t total_size,
+			   unsigned int index, const char *name, const void *value, size_t size,
+			   int flags, struct f2fs_xattr_update *up);
+int f2fs_setxattr_indexed(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			  unsigned int index, const char *name, const void *value, size_t size,
+			  int flags);
 /* Read the xattr area of an inode into a malloc'd buffer (xattr.c). */
 int f2fs_read_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint8_t **buf,
 			 size_t *len);

@@ -14,6 +14,7 @@
 
 #include "f2fs.h"
 #include "quota.h"
+#include "verity.h"
 
 #define SBI(fs) ((struct f2fs_sb_info *)(fs))
 
@@ -243,7 +244,9 @@ ssize_t uf2fs_read(struct uf2fs *fs, uint32_t ino, void *buf, size_t len, uint64
 		bool due;
 
 		pthread_rwlock_rdlock(&fi->i_rwsem);
-		ret = S_ISDIR(fi->mode) ? -EISDIR : f2fs_file_read(sbi, fi, buf, len, off);
+		ret = S_ISDIR(fi->mode) ? -EISDIR :
+		      f2fs_is_verity(fi) ? f2fs_verity_read(sbi, fi, buf, len, off) :
+		      f2fs_file_read(sbi, fi, buf, len, off);
 		due = ret > 0 && atime_due(sbi, fi);
 		pthread_rwlock_unlock(&fi->i_rwsem);
 		if (due)
@@ -269,7 +272,9 @@ ssize_t uf2fs_read_iov(struct uf2fs *fs, uint32_t ino, size_t len, uint64_t off,
 		bool due;
 
 		pthread_rwlock_rdlock(&fi->i_rwsem);
-		ret = S_ISDIR(fi->mode) ? -EISDIR : f2fs_file_read_iov(sbi, fi, len, off, emit, arg);
+		ret = S_ISDIR(fi->mode) ? -EISDIR :
+		      f2fs_is_verity(fi) ? f2fs_verity_read_iov(sbi, fi, len, off, emit, arg) :
+		      f2fs_file_read_iov(sbi, fi, len, off, emit, arg);
 		due = ret > 0 && atime_due(sbi, fi);
 		pthread_rwlock_unlock(&fi->i_rwsem);
 		if (due)
@@ -322,10 +327,22 @@ int uf2fs_open(struct uf2fs *fs, uint32_t ino, int flags)
 	 * truncating one of an append-only file, fail here and not at write.
 	 */
 	if (((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)) &&
-	    ((fi->flags & F2FS_IMMUTABLE_FL) ||
+	    (f2fs_is_verity(fi) ||	/* as fsverity_file_open */
+	     (fi->flags & F2FS_IMMUTABLE_FL) ||
 	     ((fi->flags & F2FS_APPEND_FL) && (!(flags & O_APPEND) || (flags & O_TRUNC))))) {
 		f2fs_iput(sbi, fi);
 		return -EPERM;
+	}
+	if (f2fs_is_verity(fi)) {
+		int ret;
+
+		pthread_rwlock_rdlock(&fi->i_rwsem);
+		ret = f2fs_verity_open(sbi, fi);
+		pthread_rwlock_unlock(&fi->i_rwsem);
+		if (ret) {
+			f2fs_iput(sbi, fi);
+			return ret;
+		}
 	}
 	pthread_mutex_lock(&fi->i_lock);
 	fi->open_count++;
@@ -517,7 +534,7 @@ static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t 
 	} else if (off + len < off ||
 		   DIV_ROUND_UP(off + len, F2FS_BLKSIZE) > max_file_blocks(fi)) {
 		ret = -EFBIG;
-	} else if (fi->flags & F2FS_IMMUTABLE_FL) {
+	} else if ((fi->flags & F2FS_IMMUTABLE_FL) || f2fs_is_verity(fi)) {
 		ret = -EPERM;
 	} else {
 		pthread_rwlock_wrlock(&fi->i_rwsem);
@@ -655,6 +672,8 @@ static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a
 		ret = -EPERM;
 	else if ((valid & UF2FS_SET_SIZE) && (fi->flags & F2FS_APPEND_FL))
 		ret = -EPERM;
+	else if ((valid & UF2FS_SET_SIZE) && f2fs_is_verity(fi))
+		ret = -EPERM;	/* fsverity_prepare_setattr */
 	else if ((valid & UF2FS_SET_SIZE) && !S_ISREG(fi->mode))
 		ret = S_ISDIR(fi->mode) ? -EISDIR : -EINVAL;
 	/* as f2fs_setattr: a released file keeps whole clusters or none */
@@ -985,7 +1004,7 @@ static int do_fallocate_op(struct uf2fs *fs, uint32_t ino, int mode, uint64_t of
 		ret = -EOPNOTSUPP;
 	else if (f2fs_is_compressed(fi) && f2fs_compress_released(fi))
 		ret = -EPERM;
-	else if (fi->flags & (F2FS_IMMUTABLE_FL | F2FS_APPEND_FL))
+	else if ((fi->flags & (F2FS_IMMUTABLE_FL | F2FS_APPEND_FL)) || f2fs_is_verity(fi))
 		ret = -EPERM;
 	else if (DIV_ROUND_UP(off + len, F2FS_BLKSIZE) > max_file_blocks(fi))
 		ret = -EFBIG;

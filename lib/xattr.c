@@ -314,6 +314,17 @@ static int resolve_name(const char *name, unsigned int *index, const char **suff
 	return -EOPNOTSUPP;
 }
 
+/* A value to the caller: its length alone for size 0, -ERANGE if it does not fit. */
+static ssize_t copy_value(const struct xattr_ent *e, void *value, size_t size)
+{
+	if (size == 0)
+		return (ssize_t)e->value_len;
+	if (size < e->value_len)
+		return -ERANGE;
+	memcpy(value, e->value, e->value_len);
+	return (ssize_t)e->value_len;
+}
+
 ssize_t f2fs_xattr_get(const void *buf, size_t len, const char *name, void *value, size_t size)
 {
 	struct xattr_ent e;
@@ -336,12 +347,7 @@ ssize_t f2fs_xattr_get(const void *buf, size_t len, const char *name, void *valu
 
 	if (is_acl_index(index))
 		return acl_get(&e, value, size);
-	if (size == 0)
-		return (ssize_t)e.value_len;
-	if (size < e.value_len)
-		return -ERANGE;
-	memcpy(value, e.value, e.value_len);
-	return (ssize_t)e.value_len;
+	return copy_value(&e, value, size);
 }
 
 ssize_t f2fs_xattr_list(const void *buf, size_t len, char *list, size_t size)
@@ -843,6 +849,31 @@ int f2fs_xattr_acl_chmod(uint8_t *buf, size_t inline_size, size_t total_size, ui
 	}
 	up->touched = up->dirty;
 	return 0;
+}
+
+/*
+ * The internal indexes no xattr name reaches (verity, encryption): the
+ * kernel's f2fs_getxattr/f2fs_setxattr called with an index, as
+ * fs/f2fs/verity.c does. Same rules and results as the named forms.
+ */
+ssize_t f2fs_xattr_get_indexed(const void *buf, size_t len, unsigned int index, const char *name,
+			       void *value, size_t size)
+{
+	struct xattr_ent e;
+	int ret = xattr_find(buf, len, index, name, strlen(name), &e);
+
+	if (ret <= 0)
+		return ret ? ret : -ENODATA;
+	return copy_value(&e, value, size);
+}
+
+int f2fs_xattr_set_indexed(uint8_t *buf, size_t inline_size, size_t total_size,
+			   unsigned int index, const char *name, const void *value, size_t size,
+			   int flags, struct f2fs_xattr_update *up)
+{
+	*up = (struct f2fs_xattr_update){ 0 };
+	return xattr_store(buf, inline_size, total_size, index, name, strlen(name), value, size,
+			   false, flags, up);
 }
 
 int f2fs_xattr_set(uint8_t *buf, size_t inline_size, size_t total_size, uint16_t i_mode,

@@ -196,6 +196,27 @@ static int update_xattr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, co
 	return ret;
 }
 
+/* An internal-index xattr (fs/f2fs/verity.c's location record); inode held exclusively. */
+int f2fs_setxattr_indexed(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			  unsigned int index, const char *name, const void *value, size_t size,
+			  int flags)
+{
+	size_t total = inline_xattr_bytes(fi) + VALID_XATTR_BLOCK_SIZE;
+	struct f2fs_xattr_update up;
+	uint8_t *buf;
+	int ret;
+
+	buf = read_xattr_area_full(sbi, fi, total, &ret);
+	if (!buf)
+		return ret;
+	ret = f2fs_xattr_set_indexed(buf, inline_xattr_bytes(fi), total, index, name, value,
+				     size, flags, &up);
+	if (!ret)
+		ret = commit_xattr_area(sbi, fi, buf, &up, false);
+	free(buf);
+	return ret;
+}
+
 /// POSIX ACLs of new inodes and chmod (fs/f2fs/acl.c) ///
 
 #define XATTR_NAME_ACL_ACCESS	"system.posix_acl_access"

@@ -283,6 +283,28 @@ int uf2fs_shutdown(struct uf2fs *fs, unsigned int mode);
 /* One round of garbage collection (F2FS_IOC_GARBAGE_COLLECT); -EAGAIN: no victim. */
 int uf2fs_gc(struct uf2fs *fs, bool sync);
 
+/*
+ * fs-verity (lib/verity.c), as Linux f2fs keeps it. Enable: FS_IOC_ENABLE_VERITY
+ * (hash FS_VERITY_HASH_ALG_SHA256/_SHA512, block_size 1024 to 4096, salt up to 32
+ * bytes, an optional signature stored unchecked). Measure: the file digest
+ * (up to 64 bytes), -ENODATA for a file without verity. Read metadata:
+ * FS_IOC_READ_VERITY_METADATA's types, bytes copied from off. Every read of
+ * a verity file is checked against its tree (-EIO on a mismatch).
+ */
+struct uf2fs_verity_arg {
+	uint32_t hash_algorithm;
+	uint32_t block_size;
+	const void *salt;
+	uint32_t salt_size;
+	const void *sig;
+	uint32_t sig_size;
+};
+int uf2fs_enable_verity(struct uf2fs *fs, uint32_t ino, const struct uf2fs_verity_arg *arg);
+int uf2fs_measure_verity(struct uf2fs *fs, uint32_t ino, uint16_t *alg, uint8_t *digest,
+			 uint16_t *size);
+ssize_t uf2fs_read_verity_metadata(struct uf2fs *fs, uint32_t ino, uint64_t type,
+				   uint64_t off, void *buf, size_t len);
+
 /* /// Xattrs (full names, e.g. "user.foo"; size 0 asks for the length) /// */
 ssize_t uf2fs_getxattr(struct uf2fs *fs, uint32_t ino, const char *name, void *value,
 		       size_t size);

@@ -30,6 +30,8 @@
  *   gh cblocks PATH                       F2FS_IOC_GET_COMPRESS_BLOCKS
  *   gh release PATH                       F2FS_IOC_RELEASE_COMPRESS_BLOCKS
  *   gh verity PATH                        FS_IOC_ENABLE_VERITY (sha256, 4K)
+ *   gh verity-enable PATH ALG [SALTHEX]   FS_IOC_ENABLE_VERITY: ALG sha256|sha512, 4K
+ *   gh verity-measure PATH                FS_IOC_MEASURE_VERITY: prints ALG:HEX
  *   gh sha256 PATH                        print the file's sha256 (self-check)
  *   gh quota-get DEV u|g|p                every id's usage (quotactl Q_GETNEXTQUOTA):
  *                                         "user|group|project ID KiB INODES" lines
@@ -773,6 +775,52 @@ static int setproj(const char *path, unsigned int id, int inherit)
 	return 0;
 }
 
+/// fs-verity with a choice of hash and salt (tests/compat/verity.sh) ///
+
+static int verity_enable_cmd(const char *path, const char *alg, const char *salt_hex)
+{
+	struct fsverity_enable_arg a = { .version = 1, .block_size = 4096 };
+	uint8_t salt[32];
+	size_t n = salt_hex ? strlen(salt_hex) / 2 : 0;
+
+	a.hash_algorithm = !strcmp(alg, "sha512") ? FS_VERITY_HASH_ALG_SHA512
+						  : FS_VERITY_HASH_ALG_SHA256;
+	if (n > sizeof(salt))
+		n = sizeof(salt);
+	for (size_t i = 0; i < n; i++) {
+		unsigned int v;
+
+		if (sscanf(salt_hex + 2 * i, "%2x", &v) != 1)
+			die("salt", salt_hex);
+		salt[i] = (uint8_t)v;
+	}
+	a.salt_size = (uint32_t)n;
+	a.salt_ptr = (uintptr_t)salt;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0 || ioctl(fd, FS_IOC_ENABLE_VERITY, &a))
+		die("enable_verity", path);
+	close(fd);
+	return 0;
+}
+
+static int verity_measure_cmd(const char *path)
+{
+	struct {
+		struct fsverity_digest d;
+		uint8_t buf[64];
+	} m = { .d.digest_size = 64 };
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || ioctl(fd, FS_IOC_MEASURE_VERITY, &m))
+		die("measure_verity", path);
+	close(fd);
+	printf("%s:", m.d.digest_algorithm == FS_VERITY_HASH_ALG_SHA512 ? "sha512" : "sha256");
+	for (unsigned int i = 0; i < m.d.digest_size; i++)
+		printf("%02x", m.buf[i]);
+	printf("\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -852,6 +900,10 @@ int main(int argc, char **argv)
 			die("enable_verity", p);
 		return 0;
 	}
+	if (!strcmp(cmd, "verity-enable") && (argc == 4 || argc == 5))
+		return verity_enable_cmd(p, argv[3], argc == 5 ? argv[4] : NULL);
+	if (!strcmp(cmd, "verity-measure"))
+		return verity_measure_cmd(p);
 	if (!strcmp(cmd, "sha256")) {
 		char hex[65];
 		if (sha256_file(p, hex))

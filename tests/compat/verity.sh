@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# fs-verity both ways against the real Linux f2fs in QEMU, on one image made
+# with mkfs.f2fs -O extra_attr,verity. The files' bytes come from the host
+# (uf2fs put), so Debian's `fsverity digest` gives every expected digest.
+#
+# (a) uf2fs enables verity on three files (through the mount with
+#     `fsverity enable`, and offline with `uf2fs verity enable`): SHA-256
+#     and SHA-512, with and without salt, one and two tree levels.
+# (b) Linux reads them (every block checked against uf2fs's tree by the
+#     kernel), measures the digest `fsverity digest` gives, refuses a write,
+#     and enables verity on three files of its own the same ways.
+# (c) uf2fs reads Linux's files through the mount (every block checked
+#     against Linux's tree) and measures them through the mount and the CLI.
+# fsck.f2fs -f is clean after each side wrote; the guest's dmesg has no f2fs
+# or fs-verity complaint.
+#
+# Env: BUILD, UF2FS, TOP (from make check); KEEP_TMP=1.
+set -euo pipefail
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+cd "$TOP"
+. tests/lib/common.sh
+. tests/compat/qemu.sh
+
+if ! why=$(qemu_missing); then skip "$why"; fi
+need_fuse
+need_f2fs_tools
+need_uf2fs
+need_cmd fsverity
+# fs-verity's SHA-512 is a module in Debian's kernel; SHA-256 is built in
+QEMU_MODULES="$QEMU_MODULES sha512_generic"
+
+TMO=${VERITY_COMPAT_TIMEOUT:-300}
+tmpdir_init verity-compat
+IMG=$TMP/v.img M=$TMP/mnt SRC=$TMP/src
+mkdir -p "$SRC" "$TMP/in"
+
+# name size hash salt who: u = uf2fs (mount), c = uf2fs (CLI), l = Linux
+FILES="u1 1 sha512 c0ffee u
+u5k 5000 sha256 - c
+u700k 700000 sha256 0a0b0c0d u
+l4097 4097 sha256 - l
+l300k 300000 sha512 feed l
+l600k 614400 sha256 1234 l"
+
+digest_of() { # name hash salt
+	local o=(--hash-alg="$2")
+	[ "$3" = - ] || o+=(--salt="$3")
+	fsverity digest "${o[@]}" "$SRC/$1" | cut -d' ' -f1
+}
+
+rm -f "$IMG"
+truncate -s 128M "$IMG"
+"$MKFS_F2FS" -f -q -O extra_attr,verity "$IMG" >/dev/null || fail "mkfs.f2fs -O verity"
+while read -r name size hash salt who; do
+	head -c "$size" /dev/urandom >"$SRC/$name"
+	"$UF2FS" put "$IMG" "$SRC/$name" "/$name" || fail "uf2fs put $name"
+	digest_of "$name" "$hash" "$salt" >"$SRC/$name.digest"
+done <<<"$FILES"
+
+step "(a) uf2fs enables verity"
+while read -r name size hash salt who; do
+	[ "$who" = c ] || continue
+	o=(--hash-alg="$hash")
+	[ "$salt" = - ] || o+=(--salt="$salt")
+	"$UF2FS" verity enable "${o[@]}" "$IMG" "/$name" || fail "uf2fs verity enable $name"
+done <<<"$FILES"
+mount_uf2fs "$IMG" "$M" rw || fail "uf2fs mount -o rw"
+while read -r name size hash salt who; do
+	[ "$who" = u ] || continue
+	o=(--hash-alg="$hash")
+	[ "$salt" = - ] || o+=(--salt="$salt")
+	fsverity enable "${o[@]}" "$M/$name" || fail "fsverity enable $name through uf2fs"
+done <<<"$FILES"
+umount_uf2fs "$M" || fail "unmount"
+fsck_clean "$IMG" || fail "fsck.f2fs after uf2fs enabled verity"
+
+step "(b) Linux reads and measures uf2fs's files, enables its own"
+body=""
+while read -r name size hash salt who; do
+	if [ "$who" = l ]; then
+		s=$([ "$salt" = - ] || echo "$salt")
+		body+="	gh verity-enable /mnt/$name $hash $s ||
+		bad 'enable $name'
+"
+	fi
+	body+="	gh verity-measure /mnt/$name >> \$O/measure || bad 'measure $name'
+	gh sha256 /mnt/$name >> \$O/sha256 || bad 'read $name'
+"
+done <<<"$FILES"
+cat > "$TMP/guest.sh" <<EOF
+rc=0
+O=/tmp/out
+mkdir -p \$O /mnt
+bad() { echo "GUEST: \$*"; rc=1; }
+if mount -t f2fs /dev/vda /mnt; then
+$body
+	echo x >> /mnt/u5k 2>/dev/null && bad "Linux wrote to uf2fs's verity file"
+	gh flags /mnt/u700k > \$O/flags
+	cd /; umount /mnt || bad "umount failed"
+else bad "mount failed"; fi
+dmesg > \$O/dmesg
+tar cf - -C \$O . | dd of=/dev/vdb bs=65536 conv=fsync 2>/dev/null
+exit \$rc
+EOF
+rm -f "$TMP/guest.out"
+QEMU_IN=$TMP/in qemu_run "$IMG" "$TMP/guest.sh" "$TMP/guest.out" "$TMO" > "$TMP/guest.console" ||
+	{ tail -30 "$TMP/guest.console" >&2; fail "guest failed"; }
+if grep -q '^GUEST:' "$TMP/guest.console"; then
+	grep '^GUEST:' "$TMP/guest.console" >&2
+	fail "guest: checks failed"
+fi
+mkdir -p "$TMP/g"
+tar xf "$TMP/guest.out" -C "$TMP/g" || fail "no output from the guest"
+badmsg=$(grep -iE '(f2fs|verity).*(error|inconsist|corrupt|fsck|invalid|bad |mismatch|fail)' \
+	"$TMP/g/dmesg" || true)
+[ -z "$badmsg" ] || { printf '%s\n' "$badmsg" >&2; fail "kernel f2fs/fs-verity messages"; }
+i=0
+while read -r name size hash salt who; do
+	i=$((i + 1))
+	got=$(sed -n "${i}p" "$TMP/g/measure")
+	[ "$got" = "$(cat "$SRC/$name.digest")" ] ||
+		fail "Linux measures $name as $got, fsverity digest says $(cat "$SRC/$name.digest")"
+	got=$(sed -n "${i}p" "$TMP/g/sha256")
+	[ "$got" = "$(sha256sum <"$SRC/$name" | cut -d' ' -f1)" ] || fail "Linux reads $name wrong"
+done <<<"$FILES"
+[ $(( 0x$(cut -d' ' -f1 "$TMP/g/flags") & 0x00100000 )) -ne 0 ] ||
+	fail "Linux shows no FS_VERITY_FL on u700k: $(cat "$TMP/g/flags")"
+log "Linux verified, read and measured every file as fsverity digest does"
+fsck_clean "$IMG" || fail "fsck.f2fs after Linux enabled verity"
+
+step "(c) uf2fs reads and measures Linux's files"
+mount_uf2fs "$IMG" "$M" ro || fail "uf2fs mount -o ro"
+while read -r name size hash salt who; do
+	cmp "$M/$name" "$SRC/$name" || fail "$name reads wrong through uf2fs"
+	got=$(fsverity measure "$M/$name" | cut -d' ' -f1)
+	[ "$got" = "$(cat "$SRC/$name.digest")" ] || fail "uf2fs (mount) measures $name as $got"
+done <<<"$FILES"
+lsattr "$M/l600k" | grep -q '^[^ ]*V' || fail "lsattr shows no V on Linux's verity file"
+umount_uf2fs "$M" || fail "unmount"
+while read -r name size hash salt who; do
+	got=$("$UF2FS" verity measure "$IMG" "/$name" | cut -d' ' -f1)
+	[ "$got" = "$(cat "$SRC/$name.digest")" ] || fail "uf2fs (CLI) measures $name as $got"
+	"$UF2FS" cat "$IMG" "/$name" | cmp - "$SRC/$name" || fail "uf2fs cat $name"
+done <<<"$FILES"
+pass
