@@ -213,6 +213,10 @@ size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size)
 		       (unsigned long long)atomic_load(&c->through_blocks));
 	sprintf_append(&s, "  checkpoints        %llu\n",
 		       (unsigned long long)atomic_load(&c->checkpoints));
+	sprintf_append(&s, "  flusher            %llu rounds, %llu inodes written back, "
+		       "%llu checkpoints\n", (unsigned long long)atomic_load(&c->flusher_runs),
+		       (unsigned long long)atomic_load(&c->flusher_inodes),
+		       (unsigned long long)atomic_load(&c->flusher_checkpoints));
 	sprintf_append(&s, "  gc                 %llu segments, %llu data blocks moved\n",
 		       (unsigned long long)atomic_load(&c->gc_segments),
 		       (unsigned long long)atomic_load(&c->gc_blocks));
