@@ -31,7 +31,7 @@
 
 #define FLUSH_TICK		5		/* seconds, as dirty_writeback_centisecs */
 #define DEF_DIRTY_EXPIRE	30		/* seconds, as dirty_expire_centisecs */
-#define DEF_DIRTY_BACKGROUND	(64ull << 20)	/* bytes at most; see flush_threshold */
+#define DEF_DIRTY_BACKGROUND	(32ull << 20)	/* bytes at most; see flush_threshold */
 
 struct f2fs_flusher {
 	pthread_t thread;
@@ -58,8 +58,9 @@ static unsigned int dirty_expire(const struct f2fs_sb_info *sbi)
 /*
  * The background threshold: dirty_background if set, else half the dirty
  * limit (a quarter of cache_size), as the kernel's background ratio is half
- * its dirty ratio, capped at 64 MiB so that what an unmount finds takes well
- * under a second to write on any device fast enough to run f2fs on.
+ * its dirty ratio, capped at 32 MiB so that what an unmount finds (that, and
+ * half as much in nodes) takes about a second to write even on a busy
+ * machine: 64 MiB took 1.8 s on two shared cores.
  */
 static uint64_t flush_threshold(struct f2fs_sb_info *sbi)
 {

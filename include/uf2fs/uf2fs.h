@@ -57,7 +57,7 @@ struct uf2fs_options {
 	 * library users, on under FUSE; 0 off, 1 on. dirty_expire: seconds
 	 * data may stay dirty (0: 30, as the kernel's dirty_expire_centisecs);
 	 * dirty_background: bytes of dirty data that start writeback (0: an
-	 * eighth of cache_size, at most 64 MiB).
+	 * eighth of cache_size, at most 32 MiB).
 	 */
 	int flusher;
 	unsigned int dirty_expire;
