@@ -116,7 +116,8 @@ static int umount_kernel(const struct umount_req *r)
 {
 	int flags = (r->lazy ? MNT_DETACH : 0) | (r->force ? MNT_FORCE : 0);
 
-	if (geteuid() != 0 && !r->force)
+	/* a user may only ask fusermount3, which knows no force */
+	if (geteuid() != 0)
 		return umount_fusermount(r);
 	if (umount2(r->mnt, flags) < 0) {
 		int err = errno;

@@ -21,7 +21,7 @@
  * dirty pages are in (fuse_daemon_flush); a failed one is reported on stderr
  * (and syslog, once detached) and makes the exit status 1. Scripts that
  * fsck the image must wait for the daemon to exit, since umount(2) of a
- * /dev/fuse mount returns before it does.
+ * /dev/fuse mount returns before it does: `uf2fs umount` does (cli/cmd_umount.c).
  */
 #include <fcntl.h>
 #include <pthread.h>
