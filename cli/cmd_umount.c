@@ -56,7 +56,7 @@ static void cmd_umount_help(void)
 	       "\n"
 	       "  -l, --lazy      detach now (umount -l); the daemon finishes when the\n"
 	       "                  last file is closed: no waiting, no check\n"
-	       "  -f, --force     abort the FUSE connection (umount -f), then wait\n"
+	       "  -f, --force     abort the FUSE connection (umount -f; root), then wait\n"
 	       "  -v, --verbose   say what happens\n"
 	       "      --timeout=S give up waiting after S seconds (exit 1)\n"
 	       "  -h, --help      show this help\n");
