@@ -40,6 +40,7 @@ struct f2fs_flusher {
 	atomic_bool stop;
 	bool kicked;
 	atomic_bool busy;	/* a round runs: kicks need not signal */
+	atomic_uint quiet_until;	/* f2fs_now_secs(): the logs were short, no kicks */
 };
 
 uint32_t f2fs_now_secs(void)
@@ -89,6 +90,7 @@ void f2fs_kick_flusher(struct f2fs_sb_info *sbi)
 	struct f2fs_flusher *fl = sbi->flusher;
 
 	if (!flusher_enabled(sbi) || atomic_load(&fl->busy) ||
+	    (int32_t)(atomic_load(&fl->quiet_until) - f2fs_now_secs()) > 0 ||
 	    (dirty_data(sbi) <= flush_threshold(sbi) && !excess_nodes(sbi)))
 		return;
 	pthread_mutex_lock(&fl->lock);
@@ -124,7 +126,9 @@ static int flush_inode(struct f2fs_sb_info *sbi, uint64_t ino)
 
 /*
  * One round: expired inodes, then, while over the threshold, the rest, both
- * oldest first. Returns early when stopped or when space is short.
+ * oldest first. Returns early when stopped or when space is short; then
+ * kicks are ignored for a tick, or every operation would start a round
+ * that collects every dirty folio only to stop at once.
  */
 static void flush_round(struct f2fs_sb_info *sbi)
 {
@@ -144,8 +148,10 @@ static void flush_round(struct f2fs_sb_info *sbi)
 
 		if (!old && !(over && dirty_data(sbi) > thresh / 2))
 			break;
-		if (flush_inode(sbi, v[i].key) == -ENOSPC)
+		if (flush_inode(sbi, v[i].key) == -ENOSPC) {
+			atomic_store(&fl->quiet_until, f2fs_now_secs() + FLUSH_TICK);
 			break;
+		}
 	}
 	free(v);
 }
