@@ -6,7 +6,8 @@
 #   make bench           side-by-side throughput ratios (never pass/fail)
 #   make SAN=address,undefined check    sanitizer build in build-san/
 #   make SAN=thread check
-#   make install         PREFIX=/usr/local; also installs /sbin/mount.fuse.uf2fs
+#   make install         PREFIX=/usr/local; also installs /sbin/mount.fuse.uf2fs and
+#                        /sbin/umount.fuse.uf2fs (umount(8) then waits for the image)
 #
 # Missing Debian packages are installed with apt-get when running as root.
 
@@ -143,6 +144,7 @@ install: all
 	install -D -m 755 $(BUILD)/uf2fs $(DESTDIR)$(PREFIX)/bin/uf2fs
 	install -d $(DESTDIR)/sbin
 	ln -sf $(PREFIX)/bin/uf2fs $(DESTDIR)/sbin/mount.fuse.uf2fs
+	ln -sf $(PREFIX)/bin/uf2fs $(DESTDIR)/sbin/umount.fuse.uf2fs
 
 clean:
 	rm -rf build build-san-*

@@ -33,6 +33,7 @@ static const struct cli_command cli_commands[] = {
 	{ "quota", cmd_quota, "report disk quota usage and limits (like repquota)" },
 	{ "setquota", cmd_setquota, "set disk quota limits and grace times" },
 	{ "verity", cmd_verity, "fs-verity: enable or measure files in an image" },
+	{ "umount", cmd_umount, "unmount and wait until the image holds the final checkpoint" },
 };
 
 #define CLI_NR_COMMANDS (sizeof(cli_commands) / sizeof(cli_commands[0]))
@@ -105,6 +106,15 @@ static bool cli_is_mount_helper(const char *argv0)
 	return !strncmp(base, "mount.", 6);
 }
 
+/* umount(8) runs /sbin/umount.fuse.uf2fs for a fuse.uf2fs mount. */
+static bool cli_is_umount_helper(const char *argv0)
+{
+	const char *base = strrchr(argv0, '/');
+
+	base = base ? base + 1 : argv0;
+	return !strncmp(base, "umount.", 7);
+}
+
 /*
  * `uf2fs IMAGE MNT`: anything that names an existing file, or looks like a
  * path, is an image. A mistyped command word then still gets "unknown command".
@@ -122,6 +132,8 @@ int main(int argc, char **argv)
 
 	if (cli_is_mount_helper(argv[0]))
 		return uf2fs_fuse_main(argc, argv);
+	if (cli_is_umount_helper(argv[0]))
+		return cmd_umount_helper(argc, argv);
 	if (argc < 2) {
 		cli_print_help(stderr);
 		return CLI_EXIT_USAGE;

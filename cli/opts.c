@@ -81,8 +81,11 @@ static int cli_parse_backend(struct uf2fs_options *opts, const char *val)
 	return 1;
 }
 
-/* As Linux f2fs's cp_interval, in seconds. */
-static int cli_parse_cp_interval(struct uf2fs_options *opts, const char *val)
+/*
+ * Seconds, 1 to a day: checkpoint_interval (Linux f2fs's cp_interval) and
+ * dirty_expire (the kernel's dirty_expire_centisecs, in seconds).
+ */
+static int cli_parse_secs(const char *name, const char *val, unsigned int *out)
 {
 	unsigned long secs;
 	char *end;
@@ -91,9 +94,8 @@ static int cli_parse_cp_interval(struct uf2fs_options *opts, const char *val)
 	secs = val ? strtoul(val, &end, 10) : 0;
 	if (!val || errno || end == val || *end || *val == '-' || !secs ||
 	    secs > CLI_MAX_CP_INTERVAL)
-		return cli_bad_value("checkpoint_interval", val ? val : "",
-				     "seconds, 1 to 86400");
-	opts->checkpoint_interval = secs;
+		return cli_bad_value(name, val ? val : "", "seconds, 1 to 86400");
+	*out = secs;
 	return 1;
 }
 
@@ -224,11 +226,22 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 		return cli_parse_backend(opts, val);
 	}
 	if (klen == 19 && !strncmp(opt, "checkpoint_interval", klen))
-		return cli_parse_cp_interval(opts, val);
+		return cli_parse_secs("checkpoint_interval", val, &opts->checkpoint_interval);
 	if (klen == 13 && !strncmp(opt, "background_gc", klen))
 		return cli_parse_onoff("background_gc", val, &opts->background_gc);
 	if (klen == 9 && !strncmp(opt, "dontcache", klen))
 		return cli_parse_onoff("dontcache", val, &opts->dontcache);
+	if (klen == 7 && !strncmp(opt, "flusher", klen))
+		return cli_parse_onoff("flusher", val, &opts->flusher);
+	if (klen == 12 && !strncmp(opt, "dirty_expire", klen))
+		return cli_parse_secs("dirty_expire", val, &opts->dirty_expire);
+	if (klen == 16 && !strncmp(opt, "dirty_background", klen)) {
+		if (!val || cli_parse_size(val, &size) || !size)
+			return cli_bad_value("dirty_background", val ? val : "",
+					     "a size like 64M");
+		opts->dirty_background = size;
+		return 1;
+	}
 	if (klen == 13 && !strncmp(opt, "write_through", klen))
 		return cli_parse_onoff("write_through", val, &opts->write_through);
 	if (klen == 4 && !strncmp(opt, "mode", klen))

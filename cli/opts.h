@@ -21,6 +21,11 @@
 	"    backend=psync|uring    device I/O backend\n" \
 	"    checkpoint_interval=S  seconds between background checkpoints (rw)\n" \
 	"    background_gc=on|off   background garbage collection (rw)\n" \
+	"    flusher=on|off         background writeback of dirty data (rw; mount\n" \
+	"                           default on)\n" \
+	"    dirty_expire=S         the flusher writes data dirty for S seconds (30)\n" \
+	"    dirty_background=SIZE  and, past SIZE of dirty data, the oldest until half\n" \
+	"                           of it is left (default cache_size/8, at most 32M)\n" \
 	"    dontcache=on|off       drop data folios once read or written back\n" \
 	"                           (mount default: on unless direct_io)\n" \
 	"    write_through=on|off   with dontcache, whole-block writes of 32 KiB or more\n" \

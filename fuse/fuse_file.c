@@ -108,8 +108,8 @@ void fuse_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		 * O_TRUNC open (fuse_setattr with ATTR_OPEN); root stands in
 		 * for CAP_FSETID then.
 		 */
-		bool kill = u->killpriv_v2 ? fuse_killpriv_request_flag() :
-					     fuse_req_ctx(req)->uid != 0;
+		bool kill = fuse_idmap_fakeroot() ? false :
+			    u->killpriv_v2 ? fuse_killpriv_request_flag() : !fuse_caller_is_root(req);
 
 		ret = fuse_open_truncate(u, f2fs_ino);
 		if (ret == 0 && kill)

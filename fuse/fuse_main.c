@@ -21,7 +21,7 @@
  * dirty pages are in (fuse_daemon_flush); a failed one is reported on stderr
  * (and syslog, once detached) and makes the exit status 1. Scripts that
  * fsck the image must wait for the daemon to exit, since umount(2) of a
- * /dev/fuse mount returns before it does.
+ * /dev/fuse mount returns before it does: `uf2fs umount` does (cli/cmd_umount.c).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -75,6 +75,8 @@ struct fuse_cl {
 	bool has_nodev;
 	bool has_nosuid;
 	bool clone_fd;
+	bool fakeroot;		/* -o fakeroot (fuse_idmap.c) */
+	long map_uid, map_gid;	/* -o uid=, gid=: the image's ids of the mounting user; -1 none */
 	unsigned int max_threads;
 	int max_idle_threads;	/* -1: libfuse's default (never reap idle workers) */
 	bool bad;		/* an error was printed */
@@ -141,6 +143,11 @@ static void fuse_cl_help(void)
 	       "    max_threads=N          worker threads at most (default %d)\n"
 	       "    max_idle_threads=N     idle worker threads kept (default: all)\n"
 	       "    allow_other            let other users in (adds default_permissions)\n"
+	       "    fakeroot               the mounting user is root in the image: no\n"
+	       "                           permission checks, chown to anyone, new files\n"
+	       "                           owned by 0:0 (not with allow_other)\n"
+	       "    uid=N, gid=N           the image's owner N is the mounting user: shown\n"
+	       "                           as them, and what they create is stored as N\n"
 	       "    fsname=NAME            source shown in mount(8) (default: the image)\n"
 	       "  and libfuse's options: default_permissions, auto_unmount, max_read=N,\n"
 	       "  async_read, sync_read, max_readahead=N, max_background=N, ... (see\n"
@@ -200,6 +207,25 @@ static int fuse_cl_thread_option(struct fuse_cl *cl, const char *opt)
 	return 0;
 }
 
+/* uid=N or gid=N: a numeric id of the image (fuse_idmap.c). */
+static int fuse_cl_id_option(struct fuse_cl *cl, const char *opt)
+{
+	const char *val = opt + 4;
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(val, &end, 10);
+	if (!*val || *end || *val == '-' || errno || n >= UINT32_MAX)
+		return fuse_cl_error(cl, opt[0] == 'u' ? "invalid value for uid: '%s'" :
+				     "invalid value for gid: '%s'", val);
+	if (opt[0] == 'u')
+		cl->map_uid = n;
+	else
+		cl->map_gid = n;
+	return 0;
+}
+
 /* Returns 0 to consume the option, 1 to pass it to libfuse, -1 on error. */
 static int fuse_cl_mount_option(struct fuse_cl *cl, const char *opt)
 {
@@ -238,6 +264,12 @@ static int fuse_cl_mount_option(struct fuse_cl *cl, const char *opt)
 	}
 	if (!strncmp(opt, "max_threads=", 12) || !strncmp(opt, "max_idle_threads=", 17))
 		return fuse_cl_thread_option(cl, opt);
+	if (!strcmp(opt, "fakeroot")) {
+		cl->fakeroot = true;
+		return 0;
+	}
+	if (!strncmp(opt, "uid=", 4) || !strncmp(opt, "gid=", 4))
+		return fuse_cl_id_option(cl, opt);
 	if (fuse_cl_in(opt, fuse_ignored_opts) || fuse_cl_has_prefix(opt, fuse_ignored_prefixes))
 		return 0;
 	cl->allow_other |= !strcmp(opt, "allow_other");
@@ -354,7 +386,8 @@ static int fuse_cl_default_opts(struct fuse_cl *cl, struct fuse_args *args)
 		ret = fuse_cl_add_opt(args, "dev", false);
 	if (ret == 0 && cl->helper && !cl->has_nosuid)
 		ret = fuse_cl_add_opt(args, "suid", false);
-	if (ret == 0 && (cl->allow_other || rw) && !cl->has_default_permissions)
+	/* fakeroot: the mounting user, the only one let in, passes every check as root */
+	if (ret == 0 && (cl->allow_other || rw) && !cl->has_default_permissions && !cl->fakeroot)
 		ret = fuse_cl_add_opt(args, "default_permissions", false);
 	if (ret == 0 && !cl->has_fsname) {
 		abs = realpath(cl->image, NULL);
@@ -374,6 +407,7 @@ static int fuse_cl_parse(struct fuse_cl *cl, struct fuse_args *args)
 	cl->helper = !strncmp(base ? base + 1 : args->argv[0], "mount.", 6);
 	cl->clone_fd = true;
 	cl->killpriv_v2 = true;
+	cl->map_uid = cl->map_gid = -1;
 	cl->max_threads = FUSE_DEF_MAX_THREADS;
 	cl->max_idle_threads = -1;
 	uf2fs_default_options(&cl->lib);
@@ -382,6 +416,11 @@ static int fuse_cl_parse(struct fuse_cl *cl, struct fuse_args *args)
 		return FUSE_EXIT_USAGE;
 	if (cl->show_help || cl->show_version)
 		return FUSE_EXIT_OK;
+	if (cl->fakeroot && cl->allow_other) {
+		fprintf(stderr, "uf2fs: fakeroot with allow_other would make every user root in "
+			"the image\n");
+		return FUSE_EXIT_USAGE;
+	}
 	if (!cl->image || !cl->mountpoint) {
 		fprintf(stderr, "uf2fs mount: missing %s\n"
 			"Try 'uf2fs mount --help' for more information.\n",
@@ -512,6 +551,9 @@ static int fuse_daemon_mount_lib(struct fuse_cl *cl, struct fuse_uf2fs *u)
 	 */
 	if (cl->lib.dontcache < 0)
 		cl->lib.dontcache = !cl->direct_io;
+	/* what an unmount, or a checkpoint, finds dirty stays small */
+	if (cl->lib.flusher < 0)
+		cl->lib.flusher = 1;
 	/* routine notes only where someone watches: -f or -d */
 	cl->lib.verbose = cl->foreground;
 	if (cli_mount_image(cl->image, &cl->lib, &u->fs) < 0)
@@ -631,7 +673,8 @@ static int fuse_daemon_start(struct fuse_cl *cl, struct fuse_args *args)
 		 * ACLs are enforced wherever the kernel checks permissions anyway.
 		 */
 		.want_acl = !cl->lib.noacl && (!cl->lib.read_only || cl->allow_other ||
-					       cl->has_default_permissions),
+					       cl->has_default_permissions) &&
+			    (!cl->fakeroot || cl->has_default_permissions),
 		.timeout = cl->direct_io ? FUSE_DIRECT_TIMEOUT : FUSE_CACHED_TIMEOUT,
 		.shutdown_lock = PTHREAD_MUTEX_INITIALIZER,
 	};
@@ -643,6 +686,8 @@ static int fuse_daemon_start(struct fuse_cl *cl, struct fuse_args *args)
 	mountpoint = fuse_cl_mountpoint(cl->mountpoint);
 	if (!mountpoint)
 		return FUSE_EXIT_FAIL;
+	u.image_abs = realpath(cl->image, NULL);
+	fuse_idmap_init(cl->fakeroot, cl->map_uid, cl->map_gid);
 	u.conn_opts = fuse_parse_conn_info_opts(args);
 	if (!u.conn_opts || fuse_cl_default_opts(cl, args) < 0)
 		goto out;
@@ -661,6 +706,7 @@ out_session:
 	fuse_session_destroy(se);
 out:
 	free(u.conn_opts);
+	free((char *)u.image_abs);
 	free(mountpoint);
 	return ret;
 }

@@ -68,7 +68,8 @@ static struct uf2fs_create_args fuse_namei_args(fuse_req_t req, mode_t mode)
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 
 	return (struct uf2fs_create_args){
-		.mode = mode, .uid = ctx->uid, .gid = ctx->gid, .umask = ctx->umask & 0777,
+		.mode = mode, .uid = fuse_idmap_new_uid(ctx->uid),
+		.gid = fuse_idmap_new_gid(ctx->gid), .umask = ctx->umask & 0777,
 	};
 }
 

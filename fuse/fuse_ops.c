@@ -182,8 +182,8 @@ void fuse_uf2fs_stat(const struct uf2fs_attr *attr, struct stat *st)
 	st->st_ino = attr->ino;
 	st->st_mode = attr->mode;
 	st->st_nlink = attr->nlink;
-	st->st_uid = attr->uid;
-	st->st_gid = attr->gid;
+	st->st_uid = fuse_idmap_uid_out(attr->uid);
+	st->st_gid = fuse_idmap_gid_out(attr->gid);
 	st->st_size = attr->size;
 	st->st_blocks = attr->blocks;
 	st->st_blksize = 4096;

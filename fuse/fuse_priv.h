@@ -33,6 +33,7 @@ struct fuse_uf2fs {
 	struct uf2fs *fs;		/* NULL once shut down */
 	struct fuse_session *se;	/* for notifications to the kernel */
 	const char *image;		/* for messages */
+	const char *image_abs;		/* absolute, for `uf2fs umount` (fuse_umount.c) */
 	uint32_t root_ino;		/* the f2fs ino behind FUSE_ROOT_ID */
 	bool mounted_rw;		/* the library opened the image read-write */
 	bool direct_io;			/* bypass the kernel page cache */
@@ -52,6 +53,20 @@ struct fuse_uf2fs {
 /* fuse_file_info.fh of regular files: the open had O_DIRECT. */
 #define FUSE_FH_O_DIRECT	1u
 bool fuse_direct_on_atomic(struct fuse_uf2fs *u, fuse_ino_t ino, const struct fuse_file_info *fi);
+
+/* fuse_idmap.c: -o fakeroot, uid=, gid= (the image's owners and the mounting user). */
+void fuse_idmap_init(bool fakeroot, long img_uid, long img_gid);
+bool fuse_idmap_fakeroot(void);
+uint32_t fuse_idmap_uid_out(uint32_t uid);
+uint32_t fuse_idmap_gid_out(uint32_t gid);
+uint32_t fuse_idmap_uid_in(uint32_t uid);
+uint32_t fuse_idmap_gid_in(uint32_t gid);
+uint32_t fuse_idmap_new_uid(uint32_t caller);
+uint32_t fuse_idmap_new_gid(uint32_t caller);
+bool fuse_caller_is_root(fuse_req_t req);
+
+/* fuse_umount.c: UF2FS_IOC_MOUNT_INFO. */
+void fuse_ioctl_mount_info(fuse_req_t req, size_t out_bufsz);
 
 /* fuse_killpriv.c: raw request flags libfuse 3.14 does not pass on. */
 int fuse_killpriv_install(struct fuse_session *se, struct fuse_uf2fs *u);

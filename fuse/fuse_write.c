@@ -67,8 +67,8 @@ static void fuse_setattr_fill(const struct stat *st, struct uf2fs_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->mode = st->st_mode;
-	attr->uid = st->st_uid;
-	attr->gid = st->st_gid;
+	attr->uid = fuse_idmap_uid_in(st->st_uid);
+	attr->gid = fuse_idmap_gid_in(st->st_gid);
 	attr->size = st->st_size;
 	attr->atime = st->st_atim;
 	attr->mtime = st->st_mtim;
@@ -89,7 +89,7 @@ void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_s
 		return;
 	fuse_setattr_fill(attr, &in);
 	/* truncate without CAP_FSETID; and, under V2, every chown (chown_common) */
-	if ((to_set & FUSE_SET_ATTR_KILL_SUID) ||
+	if (((to_set & FUSE_SET_ATTR_KILL_SUID) && !fuse_idmap_fakeroot()) ||
 	    (u->killpriv_v2 && (valid & (UF2FS_SET_UID | UF2FS_SET_GID))))
 		valid |= UF2FS_SET_KILL_SUIDGID;
 	uf2fs_quota_caller(fuse_req_ctx(req)->uid);	/* chgrp past a group's limit */
@@ -133,6 +133,7 @@ static bool fuse_caller_in_group(fuse_req_t req, uint32_t gid)
 	gid_t groups[64];
 	int n;
 
+	gid = fuse_idmap_gid_out(gid);	/* the image's group as the caller sees it */
 	if (fuse_req_ctx(req)->gid == gid)
 		return true;
 	n = fuse_req_getgroups(req, 64, groups);
@@ -175,7 +176,7 @@ int fuse_kill_suidgid(fuse_req_t req, struct fuse_uf2fs *u, fuse_ino_t ino)
  */
 static int fuse_kill_unflagged(fuse_req_t req, struct fuse_uf2fs *u, fuse_ino_t ino)
 {
-	if (!u->killpriv_v2 || fuse_req_ctx(req)->uid == 0)
+	if (!u->killpriv_v2 || fuse_caller_is_root(req))
 		return 0;
 	return fuse_kill_suidgid(req, u, ino);
 }
@@ -209,7 +210,8 @@ void fuse_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	/* As the VFS does, before the data: a write that cannot drop them fails. */
 	if (u->direct_io && !fi->writepage)
 		n = fuse_write_kill_caps(u, ino);
-	if (n == 0 && fuse_killpriv_request_flag())
+	/* the kernel flags callers without CAP_FSETID; a fakeroot caller has it */
+	if (n == 0 && fuse_killpriv_request_flag() && !fuse_idmap_fakeroot())
 		n = fuse_kill_suidgid(req, u, ino);
 	uf2fs_quota_caller(fuse_req_ctx(req)->uid);	/* limits: root ignores them */
 	if (n == 0)

@@ -103,9 +103,10 @@ static int fuse_xattr_acl_flags(fuse_req_t req, struct fuse_uf2fs *u, uint32_t i
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	struct uf2fs_attr attr;
 
-	if (strcmp(name, "system.posix_acl_access") || ctx->uid == 0 ||
+	if (strcmp(name, "system.posix_acl_access") || fuse_caller_is_root(req) ||
 	    uf2fs_getattr(u->fs, ino, &attr) < 0 || !(attr.mode & S_ISGID) ||
-	    ctx->gid == attr.gid || fuse_xattr_in_groups(req, attr.gid))
+	    ctx->gid == fuse_idmap_gid_out(attr.gid) ||
+	    fuse_xattr_in_groups(req, fuse_idmap_gid_out(attr.gid)))
 		return 0;
 	return UF2FS_XATTR_KILL_SGID;
 }

@@ -168,6 +168,7 @@ struct folio {
 	bool error;
 	bool dropbehind;
 	bool dirty;			/* whole folio, or the dirty bits of its state */
+	uint32_t dirtied;		/* f2fs_now_secs() when it became dirty (flusher.c) */
 	struct folio *dnext, *dprev;	/* dirty list of its kind */
 };
 
@@ -209,6 +210,14 @@ uint64_t folio_dirty_bytes(struct f2fs_sb_info *sbi);
 /* Blocks of dirty folios of a kind (whole folios, even when partly dirty). */
 uint64_t folio_dirty_blocks(struct f2fs_sb_info *sbi, unsigned int kind);
 uint64_t folio_owner_key(const struct folio *f);
+/* An owner with dirty folios, and when the oldest of them became dirty. */
+struct folio_dirty_owner {
+	uint64_t key;
+	uint32_t oldest;
+};
+/* The owners of dirty folios of a kind, each once, oldest first (malloc'd). */
+int folio_dirty_owners(struct f2fs_sb_info *sbi, unsigned int kind,
+		       struct folio_dirty_owner **out, size_t *n);
 /* Drop an owner's folios in [from, to); the caller has written the dirty ones. */
 void folio_drop_range(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key, uint64_t from,
 		      uint64_t to);
@@ -483,6 +492,7 @@ struct f2fs_sb_info {
 	pthread_cond_t cp_thread_cond;
 	bool cp_thread_stop, cp_thread_running;
 	atomic_uint_fast64_t last_op_time;	/* seconds: for idle-time background GC */
+	struct f2fs_flusher *flusher;		/* background writeback (flusher.c) */
 	unsigned int orphan_cap;
 
 	pthread_rwlock_t cp_rwsem;
@@ -526,6 +536,12 @@ void f2fs_end_write(struct f2fs_sb_info *sbi);
 void f2fs_balance(struct f2fs_sb_info *sbi);
 int f2fs_checkpoint_now(struct f2fs_sb_info *sbi, bool umount);
 int f2fs_start_checkpoint_thread(struct f2fs_sb_info *sbi);
+/* Background writeback by age and dirty threshold (flusher.c). */
+int f2fs_start_flusher(struct f2fs_sb_info *sbi);
+void f2fs_stop_flusher(struct f2fs_sb_info *sbi);
+void f2fs_kick_flusher(struct f2fs_sb_info *sbi);
+/* Monotonic seconds, for dirty ages. */
+uint32_t f2fs_now_secs(void);
 void f2fs_stop_checkpoint_thread(struct f2fs_sb_info *sbi);
 bool f2fs_has_dirty_inodes(struct f2fs_sb_info *sbi);
 unsigned int f2fs_nr_dirty_inodes(struct f2fs_sb_info *sbi);
@@ -996,6 +1012,7 @@ struct uf2fs_counters {
 	atomic_uint_fast64_t ssr_segments, ssr_blocks;	/* SSR segment changes, blocks */
 	atomic_uint_fast64_t lfs_segments;		/* clean segments opened */
 	atomic_uint_fast64_t discard_waits;	/* allocations that waited out a discard */
+	atomic_uint_fast64_t flusher_runs, flusher_inodes, flusher_checkpoints;
 };
 
 #endif /* UF2FS_F2FS_H */

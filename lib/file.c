@@ -1102,6 +1102,8 @@ void f2fs_balance(struct f2fs_sb_info *sbi)
 		return;
 	if (folio_dirty_bytes(sbi) > dirty_limit(sbi) || sbi->nm.nr_dirty > 4096)
 		f2fs_checkpoint_now(sbi, false);
+	else
+		f2fs_kick_flusher(sbi);
 }
 
 static uint64_t sub0(uint64_t a, uint64_t b)

@@ -620,6 +620,7 @@ void folio_mark_dirty(struct f2fs_sb_info *sbi, struct folio *f)
 	pthread_mutex_lock(&c->dirty_lock);
 	if (!f->dirty) {
 		f->dirty = true;
+		f->dirtied = f2fs_now_secs();
 		atomic_fetch_add(&f->refcnt, 1);	/* the dirty list's reference */
 		f->dprev = NULL;
 		f->dnext = c->dirty[f->kind];
@@ -705,6 +706,54 @@ int folio_collect_dirty(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t ke
 uint64_t folio_owner_key(const struct folio *f)
 {
 	return f->key >> 2;
+}
+
+static int cmp_owner_key(const void *a, const void *b)
+{
+	const struct folio_dirty_owner *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->oldest > y->oldest) - (x->oldest < y->oldest);
+}
+
+static int cmp_owner_age(const void *a, const void *b)
+{
+	const struct folio_dirty_owner *x = a, *y = b;
+
+	if (x->oldest != y->oldest)
+		return x->oldest < y->oldest ? -1 : 1;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+/*
+ * The flusher's b_io: who owns dirty folios and since when. Keys only, no
+ * references: the flusher looks each owner up again and writes what is
+ * dirty then.
+ */
+int folio_dirty_owners(struct f2fs_sb_info *sbi, unsigned int kind,
+		       struct folio_dirty_owner **out, size_t *n)
+{
+	struct folio_cache *c = sbi->cache;
+	struct folio_dirty_owner *v;
+	size_t cnt = 0, cap, uniq = 0;
+
+	pthread_mutex_lock(&c->dirty_lock);
+	cap = atomic_load(&c->dirty_blocks[kind]) + 1;
+	v = malloc(cap * sizeof(*v));
+	for (struct folio *f = c->dirty[kind]; v && f && cnt < cap; f = f->dnext)
+		v[cnt++] = (struct folio_dirty_owner){ folio_owner_key(f), f->dirtied };
+	pthread_mutex_unlock(&c->dirty_lock);
+	if (!v)
+		return -ENOMEM;
+	qsort(v, cnt, sizeof(*v), cmp_owner_key);
+	for (size_t i = 0; i < cnt; i++)
+		if (!uniq || v[i].key != v[uniq - 1].key)
+			v[uniq++] = v[i];
+	qsort(v, uniq, sizeof(*v), cmp_owner_age);
+	*out = v;
+	*n = uniq;
+	return 0;
 }
 
 /*

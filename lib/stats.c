@@ -207,12 +207,19 @@ size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size)
 	sprintf_append(&s, "  clusters compr.    %llu (written compressed)\n",
 		       (unsigned long long)atomic_load(&c->compressed_clusters));
 	sprintf_append(&s, "writes\n");
-	sprintf_append(&s, "  dirty              %.1f MiB\n", folio_dirty_bytes(sbi) / 1048576.0);
+	sprintf_append(&s, "  dirty              %.1f MiB (data %.1f, nodes %.1f)\n",
+		       folio_dirty_bytes(sbi) / 1048576.0,
+		       folio_dirty_blocks(sbi, MAP_DATA) * F2FS_BLKSIZE / 1048576.0,
+		       folio_dirty_blocks(sbi, MAP_NODE) * F2FS_BLKSIZE / 1048576.0);
 	sprintf_append(&s, "  blocks written     %llu (data; %llu of them written through, "
 		       "no folio)\n", (unsigned long long)atomic_load(&c->written_blocks),
 		       (unsigned long long)atomic_load(&c->through_blocks));
 	sprintf_append(&s, "  checkpoints        %llu\n",
 		       (unsigned long long)atomic_load(&c->checkpoints));
+	sprintf_append(&s, "  flusher            %llu rounds, %llu inodes written back, "
+		       "%llu checkpoints\n", (unsigned long long)atomic_load(&c->flusher_runs),
+		       (unsigned long long)atomic_load(&c->flusher_inodes),
+		       (unsigned long long)atomic_load(&c->flusher_checkpoints));
 	sprintf_append(&s, "  gc                 %llu segments, %llu data blocks moved\n",
 		       (unsigned long long)atomic_load(&c->gc_segments),
 		       (unsigned long long)atomic_load(&c->gc_blocks));

@@ -284,6 +284,7 @@ void uf2fs_default_options(struct uf2fs_options *opts)
 	opts->backend = UF2FS_BACKEND_PSYNC;
 	opts->background_gc = -1;	/* on, as the kernel's background_gc=on */
 	opts->dontcache = -1;		/* off unless a front end asks */
+	opts->flusher = -1;		/* likewise */
 	opts->write_through = -1;	/* on, where drop-behind is */
 	opts->ipu_policy = -1;		/* the kernel's default for the volume size */
 }
@@ -434,7 +435,11 @@ static int mount_steps(struct f2fs_sb_info *sbi)
 	if (!ret)
 		ret = f2fs_quota_repair(sbi, recovered);
 	if (!ret)
+		ret = f2fs_start_flusher(sbi);
+	if (!ret)
 		ret = f2fs_start_checkpoint_thread(sbi);
+	if (ret)
+		f2fs_stop_flusher(sbi);
 	return ret;
 }
 
@@ -484,6 +489,7 @@ int uf2fs_unmount(struct uf2fs *fs)
 	if (!sbi)
 		return 0;
 	if (!sbi->opts.read_only) {
+		f2fs_stop_flusher(sbi);
 		f2fs_stop_checkpoint_thread(sbi);
 		if (!sbi->cp_stopped)
 			ret = f2fs_checkpoint_now(sbi, true);
@@ -502,6 +508,14 @@ int uf2fs_unmount(struct uf2fs *fs)
 uint32_t uf2fs_root_ino(const struct uf2fs *fs)
 {
 	return ((const struct f2fs_sb_info *)fs)->root_ino;
+}
+
+uint64_t uf2fs_checkpoint_version(const struct uf2fs *fs, bool *umount)
+{
+	const struct f2fs_sb_info *sbi = (const struct f2fs_sb_info *)fs;
+
+	*umount = le32(sbi->ckpt->ckpt_flags) & CP_UMOUNT_FLAG;
+	return sbi->cp_ver;
 }
 
 bool uf2fs_needs_recovery(const struct uf2fs *fs)

@@ -52,6 +52,16 @@ struct uf2fs_options {
 	int atime_mode;
 	bool nodiratime;		/* readdir leaves directories' atime alone */
 	unsigned int checkpoint_interval;	/* seconds; 0 means the kernel's 60 */
+	/*
+	 * Background writeback (the flusher thread): -1 the default, off for
+	 * library users, on under FUSE; 0 off, 1 on. dirty_expire: seconds
+	 * data may stay dirty (0: 30, as the kernel's dirty_expire_centisecs);
+	 * dirty_background: bytes of dirty data that start writeback (0: an
+	 * eighth of cache_size, at most 32 MiB).
+	 */
+	int flusher;
+	unsigned int dirty_expire;
+	uint64_t dirty_background;
 	int background_gc;		/* -1 default (on), 0 off, 1 on */
 	bool fsync_mode_checkpoint;	/* every fsync checkpoints (no roll-forward) */
 	/*
@@ -321,6 +331,8 @@ void uf2fs_print_stats(struct uf2fs *fs, FILE *out);
 size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size);
 /* True when the image holds fsync'd data past its last checkpoint. */
 bool uf2fs_needs_recovery(const struct uf2fs *fs);
+/* The current checkpoint's version; *umount: it is an unmount's (clean) one. */
+uint64_t uf2fs_checkpoint_version(const struct uf2fs *fs, bool *umount);
 
 /*
  * Android sparse images. Any mount reads one in place (read-only: a read-write
@@ -408,5 +420,22 @@ struct uf2fs_ioc_quota {
 #define UF2FS_IOC_QUOTA_FOUND	0x1
 #define UF2FS_IOC_GETNEXTQUOTA	_IOWR('U', 2, struct uf2fs_ioc_quota)
 #define UF2FS_IOC_SETQUOTA	_IOW('U', 3, struct uf2fs_ioc_quota)
+
+/*
+ * Private ioctl on any inode of a mount: who serves it, for `uf2fs umount`,
+ * which waits for that daemon to exit and then checks that the image's
+ * checkpoint is a newer, unmount one.
+ */
+#define UF2FS_IMAGE_PATH_MAX	4096
+struct uf2fs_mount_info {
+	uint32_t version;		/* of this layout: 1 */
+	int32_t pid;			/* the daemon */
+	uint32_t rw;			/* read-write: the daemon writes a final checkpoint */
+	uint32_t pad;
+	uint64_t cp_ver;		/* checkpoint version on the image now */
+	uint64_t image_dev, image_ino;	/* stat of the image: st_dev and st_ino */
+	char image[UF2FS_IMAGE_PATH_MAX];	/* absolute path of the image */
+};
+#define UF2FS_IOC_MOUNT_INFO	_IOR('U', 4, struct uf2fs_mount_info)
 
 #endif /* UF2FS_H */
