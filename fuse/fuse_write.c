@@ -75,6 +75,37 @@ static void fuse_setattr_fill(const struct stat *st, struct uf2fs_attr *attr)
 	attr->ctime = st->st_ctim;
 }
 
+/*
+ * Under writeback_cache the kernel keeps mtime and ctime itself and writes
+ * them back with a SETATTR of times only (fuse_flush_times), also after the
+ * unlink that freed the inode: f2fs frees an inode at its last unlink when
+ * nothing has it open, while the kernel still holds the node id until its
+ * FORGET. Those times have nowhere to go and nothing can read them back; an
+ * error would land in the superblock's writeback error and fail the next
+ * syncfs(2) with ENOENT. So a times-only SETATTR of a freed inode succeeds,
+ * answered with what was asked and nlink 0.
+ */
+#define FUSE_SETATTR_TIMES	(FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | \
+				 FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW | \
+				 FUSE_SET_ATTR_CTIME)
+
+static bool fuse_setattr_freed(fuse_req_t req, fuse_ino_t ino, const struct stat *attr,
+			       int to_set, int ret)
+{
+	struct stat st;
+
+	if (ret != -ENOENT || !to_set || (to_set & ~FUSE_SETATTR_TIMES))
+		return false;
+	memset(&st, 0, sizeof(st));
+	st.st_ino = ino;
+	st.st_mode = S_IFREG;
+	st.st_atim = attr->st_atim;
+	st.st_mtim = attr->st_mtim;
+	st.st_ctim = attr->st_ctim;
+	fuse_reply_attr(req, &st, 0);
+	return true;
+}
+
 void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		     struct fuse_file_info *fi)
 {
@@ -97,6 +128,8 @@ void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_s
 		ret = uf2fs_setattr(u->fs, f2fs_ino, &in, valid, &out);
 	else
 		ret = uf2fs_getattr(u->fs, f2fs_ino, &out);
+	if (ret < 0 && fuse_setattr_freed(req, ino, attr, to_set, ret))
+		return;
 	if (ret < 0) {
 		fuse_op_error(req, ret);
 		return;
