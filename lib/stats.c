@@ -208,6 +208,8 @@ size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size)
 		       (unsigned long long)atomic_load(&c->compressed_clusters));
 	sprintf_append(&s, "writes\n");
 	sprintf_append(&s, "  dirty              %.1f MiB\n", folio_dirty_bytes(sbi) / 1048576.0);
+	sprintf_append(&s, "  dirty walks        %llu folios visited\n",
+		       (unsigned long long)atomic_load(&sbi->ctr->dirty_visits));
 	sprintf_append(&s, "  blocks written     %llu (data; %llu of them written through, "
 		       "no folio)\n", (unsigned long long)atomic_load(&c->written_blocks),
 		       (unsigned long long)atomic_load(&c->through_blocks));
