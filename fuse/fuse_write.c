@@ -46,10 +46,23 @@ static const struct {
  * truncate by a caller without CAP_FSETID; fuse_op_setattr turns it into
  * UF2FS_SET_KILL_SUIDGID.
  */
-static unsigned int fuse_setattr_valid(int to_set)
+static unsigned int fuse_setattr_valid(int to_set, bool writeback_cache)
 {
 	unsigned int valid = 0;
 	size_t i;
+
+	/*
+	 * Under writeback_cache the kernel trusts its own mtime and sends
+	 * "now" as an explicit value, without MTIME_NOW (iattr_to_fattr);
+	 * atime keeps its NOW flag. utime(NULL) and touch then arrive as
+	 * ATIME_NOW + MTIME, and an explicit mtime would be refused on an
+	 * append-only file (xfstests generic/079). Read it as the "now" it
+	 * is. (utimensat with atime UTIME_NOW and an explicit mtime looks the
+	 * same; it gets the current time, not the one it named.)
+	 */
+	if (writeback_cache && (to_set & FUSE_SET_ATTR_ATIME_NOW) &&
+	    (to_set & FUSE_SET_ATTR_MTIME) && !(to_set & FUSE_SET_ATTR_MTIME_NOW))
+		to_set |= FUSE_SET_ATTR_MTIME_NOW;
 
 	for (i = 0; i < sizeof(fuse_setattr_bits) / sizeof(fuse_setattr_bits[0]); i++)
 		if (to_set & fuse_setattr_bits[i].fuse)
@@ -111,7 +124,7 @@ void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_s
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
 	uint32_t f2fs_ino = fuse_ino_to_f2fs(u, ino);
-	unsigned int valid = fuse_setattr_valid(to_set);
+	unsigned int valid = fuse_setattr_valid(to_set, u->writeback_cache);
 	struct uf2fs_attr in, out;
 	struct stat st;
 	int ret;
