@@ -43,8 +43,10 @@
 #   BENCH_PRECACHE_SIZE=SIZE    seed 002 file (512M; quick: BENCH_SIZE)
 #   BENCH_TREE=1    only the everyday-use rows (bench/tree.py): untar, find, ls -lR,
 #                   grep -r, rm -rf of a real tree; create/stat/unlink in one directory
-#   BENCH_TREE_SRC="DIR..."  what the tree tarball holds (default /usr/include
-#                   /usr/share/doc /usr/lib/python3.* /usr/share/locale; quick: doc)
+#   BENCH_TREE_SRC="DIR..."  what the tree tarball holds (default /usr/share/doc
+#                   /usr/lib/python3.* /usr/share/locale /usr/include/{linux,c++,
+#                   x86_64-linux-gnu}, ~14k entries: passthrough_ll needs an fd per
+#                   inode, so keep it under RLIMIT_NOFILE; quick: /usr/share/doc)
 #   BENCH_DIR_N=N   entries of the one-directory rows (100000; quick 10000)
 #   BENCH_TREE_REPS=N  repetitions of those rows (default min(BENCH_REPS, 3))
 #   BENCH_DIR=DIR   where images and data live (default: a dir on /dev/shm)
@@ -63,6 +65,11 @@ for c in fio python3 fusermount3 mkfs.f2fs sload.f2fs mkfs.ext4 fuse2fs cc pkg-c
 	command -v "$c" >/dev/null || { note "$c is missing; install it (make does, as root)"; exit 1; }
 done
 [ -x "$BUILD/uf2fs" ] || { note "$BUILD/uf2fs is not built (run make)"; exit 1; }
+
+# passthrough_ll keeps an O_PATH fd per inode it knows: an untarred tree of
+# tens of thousands of entries needs that many descriptors.
+ulimit -n "$(cat /proc/sys/fs/nr_open 2>/dev/null || echo 1048576)" 2>/dev/null ||
+	ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 # libfuse's passthrough_ll, the FUSE ceiling: the example source ships with
 # libfuse3-dev (possibly gzipped) and needs passthrough_helpers.h beside it.
