@@ -248,6 +248,23 @@ struct folio *f2fs_get_node_folio(struct f2fs_sb_info *sbi, nid_t nid)
  * than one per dnode. Nodes already cached are skipped; contiguous node
  * blocks are read with one request.
  */
+/* Readahead batch entries in block order, so neighbouring blocks merge into one request. */
+static void ra_sort_by_addr(struct folio **batch, struct node_info *info, unsigned int n)
+{
+	for (unsigned int i = 1; i < n; i++) {
+		struct folio *f = batch[i];
+		struct node_info ni = info[i];
+		unsigned int j = i;
+
+		for (; j && info[j - 1].blk_addr > ni.blk_addr; j--) {
+			batch[j] = batch[j - 1];
+			info[j] = info[j - 1];
+		}
+		batch[j] = f;
+		info[j] = ni;
+	}
+}
+
 void f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned int count)
 {
 	struct folio *batch[MAX_RA_NODE];
@@ -270,6 +287,7 @@ void f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned
 		}
 		batch[n++] = f;
 	}
+	ra_sort_by_addr(batch, info, n);
 	/* issue runs of physically contiguous node blocks as single requests */
 	for (unsigned int i = 0; i < n;) {
 		struct iovec iov[MAX_RA_NODE];

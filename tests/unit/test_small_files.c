@@ -4,6 +4,9 @@
  * each a few odd-sized writes, nothing synced) must cost each file the same
  * whatever else is dirty in the cache.
  *
+ * Also the cold side of a tree walk: a stat of every name reads inode
+ * nodes a dentry block at a time.
+ *
  * The proof is counted, not timed: `uf2fs stats` reports the dirty folios
  * that writeback and truncation walked to find one file's dirty folios
  * ("dirty walks"); every scenario also checks the data and ends with fsck.
@@ -60,10 +63,58 @@ static void t_dirty_walks(void **state)
 	model_free(&m);
 }
 
+/*
+ * A cold stat of every name in a directory: the first lookup that misses an
+ * inode node reads the inode nodes of its whole dentry block, in nid order,
+ * so the device sees a few requests, not one per name.
+ */
+#define NLOOKUP		400
+
+static void t_lookup_readahead(void **state)
+{
+	char img[PATH_MAX], name[32];
+	struct uf2fs_attr attr;
+	struct uf2fs *fs;
+	uint64_t before, reqs, nodes;
+	uint32_t root, ino;
+
+	(void)state;
+	snprintf(rw_context, sizeof(rw_context), "lookup_readahead");
+	rw_img_path(img, PATH_MAX, "lookup_readahead");
+	rw_mkfs(img, 128, RW_FEATURES_DEFAULT);
+	fs = rw_mount(img, false);
+	root = rw_ino(fs, "/");
+	for (int i = 0; i < NLOOKUP; i++) {
+		snprintf(name, sizeof(name), "n%04d", i);
+		RW_OK(uf2fs_mknod(fs, root, name, strlen(name), S_IFREG | 0644, 0, 0, 0, &ino));
+	}
+	rw_unmount(fs);
+	fs = rw_mount(img, true);
+	root = rw_ino(fs, "/");
+	before = rw_stat_number(fs, "read  requests");
+	nodes = rw_stat_number(fs, "node reads");
+	for (int i = 0; i < NLOOKUP; i++) {
+		snprintf(name, sizeof(name), "n%04d", i);
+		RW_OK(uf2fs_lookup(fs, root, name, strlen(name), &ino));
+		RW_OK(uf2fs_getattr(fs, ino, &attr));
+		if (!S_ISREG(attr.mode))
+			RW_FAIL("%s: mode 0%o", name, attr.mode);
+	}
+	reqs = rw_stat_number(fs, "read  requests") - before;
+	nodes = rw_stat_number(fs, "node reads") - nodes;
+	/* the dentry blocks (a few), and the inode nodes in runs */
+	if (reqs > NLOOKUP / 8)
+		RW_FAIL("%" PRIu64 " device reads (%" PRIu64 " node reads) for a cold lookup "
+			"and stat of %d names", reqs, nodes, NLOOKUP);
+	rw_unmount(fs);
+	RW_FSCK(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_dirty_walks),
+		cmocka_unit_test(t_lookup_readahead),
 	};
 	int failures;
 
