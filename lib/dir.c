@@ -82,8 +82,8 @@ static int cmp_nid(const void *a, const void *b)
  * READDIRPLUS), read the inode nodes of the whole dentry block with it: the
  * names of one block are looked up together by whoever walks a directory,
  * and the inodes of files created together have neighbouring nids and node
- * blocks, so in nid order they go out in few requests. Quietly: a failure
- * leaves the node to the synchronous read.
+ * blocks, so they go out in few requests. A device error is the lookup's
+ * (EIO): a failed read never goes unreported, even when a retry would pass.
  */
 static bool node_cached(struct f2fs_sb_info *sbi, nid_t nid)
 {
@@ -94,14 +94,14 @@ static bool node_cached(struct f2fs_sb_info *sbi, nid_t nid)
 	return f != NULL;
 }
 
-static void ra_dentry_inodes(struct f2fs_sb_info *sbi, const struct f2fs_dentry_ptr *d,
-			     unsigned int found_bit, nid_t found)
+static int ra_dentry_inodes(struct f2fs_sb_info *sbi, const struct f2fs_dentry_ptr *d,
+			    unsigned int found_bit, nid_t found)
 {
 	nid_t nids[MAX_RA_NODE];
 	unsigned int n = 0, bit = found_bit, wrapped = 0;
 
 	if (node_cached(sbi, found))
-		return;
+		return 0;
 	/* from the entry found on, then the block's head: the uncached inodes */
 	while (n < MAX_RA_NODE && !(wrapped && bit >= found_bit)) {
 		const struct f2fs_dir_entry *de;
@@ -126,7 +126,7 @@ static void ra_dentry_inodes(struct f2fs_sb_info *sbi, const struct f2fs_dentry_
 		bit += GET_DENTRY_SLOTS(nlen);
 	}
 	qsort(nids, n, sizeof(*nids), cmp_nid);
-	f2fs_ra_node_siblings(sbi, nids, n);
+	return f2fs_ra_node_siblings(sbi, nids, n);
 }
 
 /*
@@ -162,8 +162,7 @@ static int find_in_dentries(struct f2fs_sb_info *sbi, const struct f2fs_dentry_p
 		    f2fs_match_name(fn, d->filename[bit], nlen)) {
 			*ino = le32(de->ino);
 			*ftype = de->file_type;
-			ra_dentry_inodes(sbi, d, bit, *ino);
-			return 0;
+			return ra_dentry_inodes(sbi, d, bit, *ino);
 		}
 		bit += GET_DENTRY_SLOTS(nlen);
 	}

@@ -303,7 +303,8 @@ static inline unsigned int ofs_of_node(const struct f2fs_node *n)
 }
 /* Batched readahead of sibling dnodes after a miss under an indirect node. */
 #define MAX_RA_NODE 128
-void f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned int count);
+/* The first device error of its requests (the nodes are left to a later read). */
+int f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned int count);
 static inline struct f2fs_node *folio_node(struct folio *f)
 {
 	return (struct f2fs_node *)f->data;

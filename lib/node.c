@@ -265,11 +265,12 @@ static void ra_sort_by_addr(struct folio **batch, struct node_info *info, unsign
 	}
 }
 
-void f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned int count)
+int f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned int count)
 {
 	struct folio *batch[MAX_RA_NODE];
 	struct node_info info[MAX_RA_NODE];
 	unsigned int n = 0;
+	int err = 0;
 
 	for (unsigned int i = 0; i < count && n < MAX_RA_NODE; i++) {
 		bool created;
@@ -301,6 +302,8 @@ void f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned
 			iov[k - i].iov_len = F2FS_BLKSIZE;
 		}
 		ret = f2fs_dev_readv_blocks(&sbi->dev, iov, j - i, info[i].blk_addr);
+		if (ret && !err)
+			err = ret;
 		for (unsigned int k = i; k < j; k++) {
 			/* a bad footer just leaves the node to a later synchronous read */
 			bool ok = !ret && !check_footer_quiet(folio_node(batch[k]), &info[k]);
@@ -311,6 +314,7 @@ void f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned
 		}
 		i = j;
 	}
+	return err;
 }
 
 /// Free nids ///
