@@ -49,6 +49,9 @@ import sys
 import tempfile
 import time
 
+import plot
+import tree
+
 MIB = 1 << 20
 
 # name, file, rw[, fio: extra options]; read-only targets.
@@ -291,7 +294,10 @@ def main():
     size = parse_size(env("BENCH_SIZE", "64M" if quick else "256M"))
     bss = env("BENCH_BS", "4k 1M" if quick else "4k 64k 1M").split()
     runtime = int(env("BENCH_RUNTIME", "10" if quick else "20"))
-    parts = env("BENCH_PARTS", "read write osync precache sparse").split()
+    # BENCH_TREE=1: only the everyday-use rows (bench/tree.py)
+    parts = env("BENCH_PARTS", "tree dirops" if env("BENCH_TREE", "0") == "1" else
+                "read write osync precache sparse tree dirops").split()
+    tree_reps = int(env("BENCH_TREE_REPS", str(min(reps, 3))))
     fsync_rt = int(env("BENCH_FSYNC_RUNTIME", "1" if quick else "2"))
     wsize = parse_size(env("BENCH_WSIZE", str(size // 2 if quick else size)))
     dd_count = int(env("BENCH_DD_COUNT", str(max(4, wsize // (2 * MIB))) if quick else "500"))
@@ -321,6 +327,7 @@ def main():
     wsamples = {}    # (workload, bs, sync, target) -> [MiB/s]
     loads = {}       # the same keys (both) -> [1-minute load average after each sample]
     stats_after_cold_1m = None
+    tsamples, dsamples, tree_info = {}, {}, {}
     osync_stats = {}  # target -> [`uf2fs stats` text after each WB_OSYNC run]
     precache = None
     sparse_get = None
@@ -429,6 +436,8 @@ def main():
         # Every write target gets a fresh image (or directory) of its own.
         need = max(dd_count * 2 * MIB, 8 * osync_size, wsize)
         wimg_size = (2 * need + 512 * MIB) // MIB * MIB
+        if "tree" in parts:     # room for the unpacked tree (about 2/3 of the sources)
+            wimg_size = max(wimg_size, 3 * tree.source_bytes(quick) + 512 * MIB)
         wf2fs = os.path.join(base, "f2fs-w.img")
         wext4 = os.path.join(base, "ext4-w.img")
         wtmp = os.path.join(base, "w-tmpfs")
@@ -472,7 +481,7 @@ def main():
                           m("w" + name), rw=True, prepare=mk_f2fs(wf2fs, wimg_size),
                           cleanup=fsck_f2fs(wf2fs), stats=True)
 
-        if "write" in parts or "osync" in parts:
+        if {"write", "osync", "tree", "dirops"} & set(parts):
             wtargets = [
                 Target("tmpfs", "tmpfs", path=wtmp, rw=True, prepare=mk_dir(wtmp),
                        cleanup=rm_dir(wtmp)),
@@ -571,7 +580,7 @@ def main():
         # As for reads, repetitions outside and targets inside; each pass
         # starts from a fresh image, checked (fsck.f2fs) after it.
         checks = {}
-        for rep in range(reps):
+        for rep in range(reps if {"write", "osync"} & set(parts) else 0):
             for t in wtargets:
                 if t.error:
                     continue
@@ -605,6 +614,16 @@ def main():
                 t.check = bad[0] if bad else "%s (%d pass%s)" % (
                     c[0], len(c), "" if len(c) == 1 else "es")
 
+        # ================= tree and one directory (bench/tree.py) =================
+        def cold_drop(t):
+            t.umount()
+            drop_caches(can_drop)
+            t.mount()
+
+        if {"tree", "dirops"} & set(parts):
+            tsamples, dsamples, tree_info = tree.run_tree(base, wtargets, parts, tree_reps,
+                                                          quick, cold_drop, log)
+
         # ================= precache (seed 002) =================
         if "precache" in parts and (not only or "uf2fs" in only.split()):
             pc_tool = args.precache if args.precache and os.access(args.precache, os.X_OK) \
@@ -627,6 +646,13 @@ def main():
                                                 runtime=runtime, wsize=wsize))
         if sparse_get:
             md += report_sparse_get(sparse_get)
+        tmd, trows, drows = tree.report(wtargets, tsamples, dsamples, tree_info, tree_reps)
+        if tmd:     # before the closing run time line
+            head, tail = md.rstrip("\n").rsplit("\nRun time", 1)
+            md = head + "\n" + "\n".join(tmd) + "\nRun time" + tail + "\n"
+        pngs = plot.plot_all(args.out, rows, wrows, trows, drows, log)
+        if pngs:
+            md += "\nCharts: %s\n" % ", ".join(os.path.basename(p) for p in pngs)
         print()
         print(md)
         with open(os.path.join(args.out, "results.md"), "w") as f:
@@ -653,7 +679,13 @@ def main():
                "osync_stats": {n: [{"text": s, "write_hist": parse_hist(s)} for s in v]
                                for n, v in osync_stats.items()},
                "precache": precache, "sparse_get": sparse_get,
-               "elapsed_s": elapsed, "loadavg_start_end": load}
+               "elapsed_s": elapsed, "loadavg_start_end": load,
+               "tree": tree_info, "tree_reps": tree_reps,
+               "tree_samples": [{"step": k[0], "target": k[1], "seconds": v}
+                                for k, v in sorted(tsamples.items())],
+               "dir_samples": [{"op": k[0], "target": k[1], "ops_s": v}
+                               for k, v in sorted(dsamples.items())],
+               "tree_rows": trows, "dir_rows": drows}
         jpath = os.path.join(args.out, "results-%s.json" % now.strftime("%Y%m%d-%H%M%S"))
         with open(jpath, "w") as f:
             json.dump(raw, f, indent=1, ensure_ascii=False)
@@ -871,7 +903,7 @@ def report(targets, wtargets, samples, wsamples, bss, reps, size, can_drop, now,
 
     # ---- writes ----
     wrows = []
-    if wtargets:
+    if wtargets and wsamples:
         names = [t.name for t in wtargets]
         labels = {t.name: t.label for t in wtargets}
         keys = []

@@ -17,8 +17,12 @@
 #             device request-size histogram after it
 #   precache  seed 002: F2FS_IOC_PRECACHE_EXTENTS on a fragmented file, cold
 #             (skipped, and said so, when the mount refuses the ioctl)
+#   tree      untar of a real tree (tarred at bench time from /usr), cold find,
+#             ls -lR, grep -r, rm -rf; create/stat/unlink of 100k entries in one
+#             directory (tmpfs, ceiling, fuse2fs, uf2fs, uf2fs writeback_cache)
 #   output    tables of MiB/s and ratios on stdout, $BUILD/bench/results.md,
-#             raw samples in $BUILD/bench/results-<date>.json
+#             charts beside it (bench-*.png, python3-matplotlib), raw samples in
+#             $BUILD/bench/results-<date>.json
 #
 # It prints and never asserts: the seed targets (uf2fs >= 1.5x fuse2fs on every
 # row, >= 3x on the 4k write rows, or >= 95 % of the FUSE ceiling when that is
@@ -31,14 +35,22 @@
 #                   (read: tmpfs ceiling fuse2fs uf2fs uf2fs-o0 uf2fs-dio uf2fs-uring;
 #                   write: tmpfs ceiling fuse2fs uf2fs uf2fs-wbc uf2fs-o0, and
 #                   ceiling-x, passthrough_ll -o xattr, only when named)
-#   BENCH_PARTS="read write osync precache sparse"   which parts run (sparse: `uf2fs get`
-#                   of a BENCH_SPARSE_TREE=200M tree from a raw image and from its img2simg
-#                   conversion)
+#   BENCH_PARTS="read write osync precache sparse tree dirops"   which parts run (sparse:
+#                   `uf2fs get` of a BENCH_SPARSE_TREE=200M tree from a raw image and from its
+#                   img2simg conversion; tree, dirops: bench/tree.py; BENCH_TREE=1 runs only those)
 #   BENCH_WSIZE=SIZE            write file size (default BENCH_SIZE; quick: half)
 #   BENCH_FSYNC_RUNTIME=S       bound of the fsync-per-write rows (2; quick 1)
 #   BENCH_DD_COUNT=N            dd count of 2M blocks (500; quick: file size)
 #   BENCH_OSYNC_RUNTIME=S, BENCH_OSYNC_SIZE=SIZE   seed 004 job (5 s, 64 MiB/thread)
 #   BENCH_PRECACHE_SIZE=SIZE    seed 002 file (512M; quick: BENCH_SIZE)
+#   BENCH_TREE=1    only the everyday-use rows (bench/tree.py): untar, find, ls -lR,
+#                   grep -r, rm -rf of a real tree; create/stat/unlink in one directory
+#   BENCH_TREE_SRC="DIR..."  what the tree tarball holds (default /usr/share/doc
+#                   /usr/lib/python3.* /usr/share/locale /usr/include/{linux,c++,
+#                   x86_64-linux-gnu}, ~14k entries: passthrough_ll needs an fd per
+#                   inode, so keep it under RLIMIT_NOFILE; quick: /usr/share/doc)
+#   BENCH_DIR_N=N   entries of the one-directory rows (100000; quick 10000)
+#   BENCH_TREE_REPS=N  repetitions of those rows (default min(BENCH_REPS, 3))
 #   BENCH_DIR=DIR   where images and data live (default: a dir on /dev/shm)
 #   BENCH_OUT=DIR   where results go (default: $BUILD/bench)
 set -euo pipefail
@@ -55,6 +67,11 @@ for c in fio python3 fusermount3 mkfs.f2fs sload.f2fs mkfs.ext4 fuse2fs cc pkg-c
 	command -v "$c" >/dev/null || { note "$c is missing; install it (make does, as root)"; exit 1; }
 done
 [ -x "$BUILD/uf2fs" ] || { note "$BUILD/uf2fs is not built (run make)"; exit 1; }
+
+# passthrough_ll keeps an O_PATH fd per inode it knows: an untarred tree of
+# tens of thousands of entries needs that many descriptors.
+ulimit -n "$(cat /proc/sys/fs/nr_open 2>/dev/null || echo 1048576)" 2>/dev/null ||
+	ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 # libfuse's passthrough_ll, the FUSE ceiling: the example source ships with
 # libfuse3-dev (possibly gzipped) and needs passthrough_helpers.h beside it.
@@ -87,5 +104,11 @@ if [ ! -x "$PC" ] || [ "$BUILD/libuf2fs.a" -nt "$PC" ] ||
 		{ note "bench/precache.c did not build; the library precache row is skipped"; rm -f "$PC"; }
 fi
 
-exec python3 "$TOP/bench/bench.py" --passthrough "$PT" --uf2fs "$BUILD/uf2fs" --precache "$PC" \
+# The charts need matplotlib: Debian's python3-matplotlib lives in the system
+# interpreter, which a python3 first on PATH (pyenv, a venv) may not see.
+PY=python3
+for py in python3 /usr/bin/python3; do
+	if "$py" -c 'import matplotlib' 2>/dev/null; then PY=$py; break; fi
+done
+exec "$PY" "$TOP/bench/bench.py" --passthrough "$PT" --uf2fs "$BUILD/uf2fs" --precache "$PC" \
 	--out "$OUT" "$@"

@@ -69,6 +69,66 @@ static int check_dentry(struct f2fs_sb_info *sbi, const struct f2fs_dentry_ptr *
 
 /// Lookup ///
 
+static int cmp_nid(const void *a, const void *b)
+{
+	nid_t x = *(const nid_t *)a, y = *(const nid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A lookup answers with the inode's attributes, so its node is read next.
+ * When that node is not cached (a cold `ls -l`, `stat` of every name, a
+ * READDIRPLUS), read the inode nodes of the whole dentry block with it: the
+ * names of one block are looked up together by whoever walks a directory,
+ * and the inodes of files created together have neighbouring nids and node
+ * blocks, so they go out in few requests. A device error is the lookup's
+ * (EIO): a failed read never goes unreported, even when a retry would pass.
+ */
+static bool node_cached(struct f2fs_sb_info *sbi, nid_t nid)
+{
+	struct folio *f = folio_lookup(sbi, MAP_NODE, 0, nid);
+
+	if (f)
+		folio_put(sbi, f);
+	return f != NULL;
+}
+
+static int ra_dentry_inodes(struct f2fs_sb_info *sbi, const struct f2fs_dentry_ptr *d,
+			    unsigned int found_bit, nid_t found)
+{
+	nid_t nids[MAX_RA_NODE];
+	unsigned int n = 0, bit = found_bit, wrapped = 0;
+
+	if (node_cached(sbi, found))
+		return 0;
+	/* from the entry found on, then the block's head: the uncached inodes */
+	while (n < MAX_RA_NODE && !(wrapped && bit >= found_bit)) {
+		const struct f2fs_dir_entry *de;
+		unsigned int nlen;
+
+		if (bit >= d->max) {
+			if (wrapped++)
+				break;
+			bit = 0;
+			continue;
+		}
+		de = &d->dentry[bit];
+		nlen = le16(de->name_len);
+		if (!test_bit_le(bit, d->bitmap) || !nlen) {
+			bit++;
+			continue;
+		}
+		if (bit + GET_DENTRY_SLOTS(nlen) > d->max)
+			break;
+		if (le32(de->ino) >= F2FS_RESERVED_NODE_NUM && !node_cached(sbi, le32(de->ino)))
+			nids[n++] = le32(de->ino);
+		bit += GET_DENTRY_SLOTS(nlen);
+	}
+	qsort(nids, n, sizeof(*nids), cmp_nid);
+	return f2fs_ra_node_siblings(sbi, nids, n);
+}
+
 /*
  * hashes_ok (linear searches of casefolded directories): cleared when an
  * entry's stored hash is not the one its name gets here.
@@ -102,7 +162,7 @@ static int find_in_dentries(struct f2fs_sb_info *sbi, const struct f2fs_dentry_p
 		    f2fs_match_name(fn, d->filename[bit], nlen)) {
 			*ino = le32(de->ino);
 			*ftype = de->file_type;
-			return 0;
+			return ra_dentry_inodes(sbi, d, bit, *ino);
 		}
 		bit += GET_DENTRY_SLOTS(nlen);
 	}

@@ -170,6 +170,8 @@ struct folio {
 	bool dirty;			/* whole folio, or the dirty bits of its state */
 	uint32_t dirtied;		/* f2fs_now_secs() when it became dirty (flusher.c) */
 	struct folio *dnext, *dprev;	/* dirty list of its kind */
+	struct folio *onext, *oprev;	/* dirty list of its owner (folio.c) */
+	uint64_t dgroup;		/* that owner: the key, or a node's inode */
 };
 
 struct folio_cache;
@@ -200,7 +202,11 @@ struct folio_state *folio_get_state(struct folio *folio);
 /* Dirty folios hold a reference until cleaned, so eviction never sees them. */
 void folio_mark_dirty(struct f2fs_sb_info *sbi, struct folio *f);
 void folio_clear_dirty(struct f2fs_sb_info *sbi, struct folio *f);
-/* Referenced snapshot of the dirty folios of a kind (owner 0 = all owners). */
+/*
+ * Referenced snapshot of the dirty folios of a kind (owner 0 = all owners).
+ * Node folios all have key 0: for MAP_NODE, key is an inode number and the
+ * snapshot holds the nodes whose footer named that inode when dirtied.
+ */
 int folio_collect_dirty(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t key,
 			struct folio ***out, size_t *n);
 /* Drop folios of an owner from block index from on (truncate); dirty ones too. */
@@ -307,7 +313,8 @@ static inline unsigned int ofs_of_node(const struct f2fs_node *n)
 }
 /* Batched readahead of sibling dnodes after a miss under an indirect node. */
 #define MAX_RA_NODE 128
-void f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned int count);
+/* The first device error of its requests (the nodes are left to a later read). */
+int f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned int count);
 static inline struct f2fs_node *folio_node(struct folio *f)
 {
 	return (struct f2fs_node *)f->data;
@@ -1013,6 +1020,7 @@ struct uf2fs_counters {
 	atomic_uint_fast64_t lfs_segments;		/* clean segments opened */
 	atomic_uint_fast64_t discard_waits;	/* allocations that waited out a discard */
 	atomic_uint_fast64_t flusher_runs, flusher_inodes, flusher_checkpoints;
+	atomic_uint_fast64_t dirty_visits;	/* folios folio_collect_dirty walked */
 };
 
 #endif /* UF2FS_F2FS_H */

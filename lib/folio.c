@@ -35,6 +35,20 @@ struct owner_count {
 	unsigned long n;
 };
 
+/*
+ * The dirty folios of one owner, so that writing back or truncating one file
+ * walks that file's dirty folios, not every dirty folio in the cache (an
+ * untar leaves tens of thousands of small dirty files; one scan of the whole
+ * list per file made the checkpoint after it quadratic). Under dirty_lock.
+ */
+#define DIRTY_OWNER_BUCKETS	8192
+
+struct dirty_owner {
+	struct dirty_owner *next;
+	uint64_t owner;
+	struct folio *head;
+};
+
 struct cache_shard {
 	pthread_mutex_t lock;
 	struct folio_slot **buckets;
@@ -50,6 +64,8 @@ struct folio_cache {
 	/* dirty folios per kind, each holding a reference */
 	pthread_mutex_t dirty_lock;
 	struct folio *dirty[3];
+	struct dirty_owner *dirty_owners[DIRTY_OWNER_BUCKETS];
+	bool dirty_owner_lost;		/* out of memory once: scan the kind's list */
 	atomic_uint_fast64_t dirty_bytes;
 	atomic_uint_fast64_t dirty_blocks[3];	/* by kind: what writeback will allocate */
 	/*
@@ -218,6 +234,13 @@ void folio_cache_destroy(struct f2fs_sb_info *sbi)
 			c->owners[b] = next;
 		}
 	pthread_mutex_destroy(&c->owner_lock);
+	for (unsigned int b = 0; b < DIRTY_OWNER_BUCKETS; b++)
+		while (c->dirty_owners[b]) {
+			struct dirty_owner *next = c->dirty_owners[b]->next;
+
+			free(c->dirty_owners[b]);
+			c->dirty_owners[b] = next;
+		}
 	pthread_mutex_destroy(&c->lru_lock);
 	free(c);
 	sbi->cache = NULL;
@@ -613,6 +636,78 @@ uint64_t folio_cache_limit(struct f2fs_sb_info *sbi)
 
 /// Dirty tracking ///
 
+static struct dirty_owner **dirty_owner_slot(struct folio_cache *c, uint64_t owner)
+{
+	struct dirty_owner **pp = &c->dirty_owners[mix64(owner) % DIRTY_OWNER_BUCKETS];
+
+	while (*pp && (*pp)->owner != owner)
+		pp = &(*pp)->next;
+	return pp;
+}
+
+/*
+ * The owner a dirty folio is listed under: its own, except for node folios
+ * (all of one mapping, key 0), which go by the inode their footer names, so
+ * that an fsync finds its inode's dnodes without a walk of every dirty node.
+ * A node's footer is written before it is first dirtied (f2fs_new_node_folio)
+ * and names the same inode for the life of the nid.
+ */
+static uint64_t dirty_group(const struct folio *f)
+{
+	if (f->kind == MAP_NODE)
+		return owner_id(MAP_NODE, le32(((const struct f2fs_node *)f->data)->footer.ino));
+	return f->key;
+}
+
+/* Under dirty_lock. Without memory, the owner lists are given up for good. */
+static void dirty_owner_link(struct folio_cache *c, struct folio *f)
+{
+	struct dirty_owner **pp, *d;
+
+	f->onext = f->oprev = NULL;
+	f->dgroup = dirty_group(f);
+	if (c->dirty_owner_lost)
+		return;
+	pp = dirty_owner_slot(c, f->dgroup);
+	d = *pp;
+	if (!d) {
+		d = calloc(1, sizeof(*d));
+		if (!d) {
+			c->dirty_owner_lost = true;
+			return;
+		}
+		d->owner = f->dgroup;
+		*pp = d;
+	}
+	f->onext = d->head;
+	if (f->onext)
+		f->onext->oprev = f;
+	d->head = f;
+}
+
+static void dirty_owner_unlink(struct folio_cache *c, struct folio *f)
+{
+	struct dirty_owner **pp, *d;
+
+	if (c->dirty_owner_lost)
+		return;
+	if (f->oprev) {
+		f->oprev->onext = f->onext;
+	} else {
+		pp = dirty_owner_slot(c, f->dgroup);
+		d = *pp;
+		if (d)
+			d->head = f->onext;
+		if (d && !d->head) {
+			*pp = d->next;
+			free(d);
+		}
+	}
+	if (f->onext)
+		f->onext->oprev = f->oprev;
+	f->onext = f->oprev = NULL;
+}
+
 void folio_mark_dirty(struct f2fs_sb_info *sbi, struct folio *f)
 {
 	struct folio_cache *c = sbi->cache;
@@ -627,6 +722,7 @@ void folio_mark_dirty(struct f2fs_sb_info *sbi, struct folio *f)
 		if (f->dnext)
 			f->dnext->dprev = f;
 		c->dirty[f->kind] = f;
+		dirty_owner_link(c, f);
 		atomic_fetch_add(&c->dirty_bytes, (uint64_t)F2FS_BLKSIZE << f->order);
 		atomic_fetch_add(&c->dirty_blocks[f->kind], 1ull << f->order);
 	}
@@ -642,6 +738,7 @@ static void dirty_unlink(struct folio_cache *c, struct folio *f)
 	if (f->dnext)
 		f->dnext->dprev = f->dprev;
 	f->dnext = f->dprev = NULL;
+	dirty_owner_unlink(c, f);
 	f->dirty = false;
 	atomic_fetch_sub(&c->dirty_bytes, (uint64_t)F2FS_BLKSIZE << f->order);
 	atomic_fetch_sub(&c->dirty_blocks[f->kind], 1ull << f->order);
@@ -674,12 +771,24 @@ int folio_collect_dirty(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t ke
 	uint64_t owner = owner_id(kind, key);
 	size_t cnt = 0, cap = 64;
 	struct folio **v = malloc(cap * sizeof(*v));
+	struct folio *f;
+	uint64_t visits = 0;
+	bool by_owner;
 
 	if (!v)
 		return -ENOMEM;
 	pthread_mutex_lock(&c->dirty_lock);
-	for (struct folio *f = c->dirty[kind]; f; f = f->dnext) {
-		if (key && f->key != owner)
+	by_owner = key && !c->dirty_owner_lost;
+	if (by_owner) {
+		struct dirty_owner *d = *dirty_owner_slot(c, owner);
+
+		f = d ? d->head : NULL;
+	} else {
+		f = c->dirty[kind];
+	}
+	for (; f; f = by_owner ? f->onext : f->dnext) {
+		visits++;
+		if (key && f->dgroup != owner)
 			continue;
 		if (cnt == cap) {
 			struct folio **nv = realloc(v, 2 * cap * sizeof(*v));
@@ -698,6 +807,8 @@ int folio_collect_dirty(struct f2fs_sb_info *sbi, unsigned int kind, uint64_t ke
 		v[cnt++] = f;
 	}
 	pthread_mutex_unlock(&c->dirty_lock);
+	if (c->ctr)
+		atomic_fetch_add(&c->ctr->dirty_visits, visits);
 	*out = v;
 	*n = cnt;
 	return 0;

@@ -248,11 +248,29 @@ struct folio *f2fs_get_node_folio(struct f2fs_sb_info *sbi, nid_t nid)
  * than one per dnode. Nodes already cached are skipped; contiguous node
  * blocks are read with one request.
  */
-void f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned int count)
+/* Readahead batch entries in block order, so neighbouring blocks merge into one request. */
+static void ra_sort_by_addr(struct folio **batch, struct node_info *info, unsigned int n)
+{
+	for (unsigned int i = 1; i < n; i++) {
+		struct folio *f = batch[i];
+		struct node_info ni = info[i];
+		unsigned int j = i;
+
+		for (; j && info[j - 1].blk_addr > ni.blk_addr; j--) {
+			batch[j] = batch[j - 1];
+			info[j] = info[j - 1];
+		}
+		batch[j] = f;
+		info[j] = ni;
+	}
+}
+
+int f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned int count)
 {
 	struct folio *batch[MAX_RA_NODE];
 	struct node_info info[MAX_RA_NODE];
 	unsigned int n = 0;
+	int err = 0;
 
 	for (unsigned int i = 0; i < count && n < MAX_RA_NODE; i++) {
 		bool created;
@@ -270,6 +288,7 @@ void f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned
 		}
 		batch[n++] = f;
 	}
+	ra_sort_by_addr(batch, info, n);
 	/* issue runs of physically contiguous node blocks as single requests */
 	for (unsigned int i = 0; i < n;) {
 		struct iovec iov[MAX_RA_NODE];
@@ -283,6 +302,8 @@ void f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned
 			iov[k - i].iov_len = F2FS_BLKSIZE;
 		}
 		ret = f2fs_dev_readv_blocks(&sbi->dev, iov, j - i, info[i].blk_addr);
+		if (ret && !err)
+			err = ret;
 		for (unsigned int k = i; k < j; k++) {
 			/* a bad footer just leaves the node to a later synchronous read */
 			bool ok = !ret && !check_footer_quiet(folio_node(batch[k]), &info[k]);
@@ -293,6 +314,7 @@ void f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned
 		}
 		i = j;
 	}
+	return err;
 }
 
 /// Free nids ///

@@ -77,7 +77,7 @@ static int fsync_nodes(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 	ret = f2fs_update_inode(sbi, fi);	/* the inode block is dirty from here on */
 	if (ret)
 		return ret;
-	ret = folio_collect_dirty(sbi, MAP_NODE, 0, &all, &n);
+	ret = folio_collect_dirty(sbi, MAP_NODE, fi->ino, &all, &n);
 	if (ret)
 		return ret;
 	mine = malloc((n ? n : 1) * sizeof(*mine));

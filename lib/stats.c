@@ -211,6 +211,8 @@ size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size)
 		       folio_dirty_bytes(sbi) / 1048576.0,
 		       folio_dirty_blocks(sbi, MAP_DATA) * F2FS_BLKSIZE / 1048576.0,
 		       folio_dirty_blocks(sbi, MAP_NODE) * F2FS_BLKSIZE / 1048576.0);
+	sprintf_append(&s, "  dirty walks        %llu folios visited\n",
+		       (unsigned long long)atomic_load(&sbi->ctr->dirty_visits));
 	sprintf_append(&s, "  blocks written     %llu (data; %llu of them written through, "
 		       "no folio)\n", (unsigned long long)atomic_load(&c->written_blocks),
 		       (unsigned long long)atomic_load(&c->through_blocks));

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # `make bench` keeps working: a tiny BENCH_QUICK run (16 MiB files, bs 1M,
-# every target, reads and writes) must finish, mount every target and write
-# its results.
+# every target, reads and writes, the tree of lib/ and 300 entries in one
+# directory) must finish, mount every target and write its results and charts.
 # Numbers are not checked: benchmarks never pass or fail on a time.
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
@@ -14,6 +14,7 @@ pkg-config --exists fuse3 || skip "fuse3 development files missing"
 tmpdir_init bench-smoke
 rc=0
 BENCH_QUICK=1 BENCH_SIZE=16M BENCH_BS=1M BENCH_RUNTIME=5 BENCH_OUT=$TMP/out \
+	BENCH_TREE_SRC="$TOP/lib $TOP/tests/unit" BENCH_DIR_N=300 \
 	BENCH_DIR=$TMP/work BUILD=$BUILD_ABS "$TOP/bench/run.sh" || rc=$?
 [ "$rc" -eq 0 ] || fail "bench/run.sh exited $rc"
 md=$TMP/out/results.md
@@ -32,4 +33,13 @@ done
 grep -q '^## Seed 004' "$md" || fail "no seed 004 histogram"
 grep -q '^## Seed 002' "$md" || fail "no seed 002 (precache) section"
 grep -q '^| sparse image |' "$md" || fail "no uf2fs get row for the sparse image"
+for row in '^| untar |' '^| grep -r |' '^| rm -rf |' '^| create |' '^| stat |' '^| unlink |'; do
+	grep -q "$row" "$md" || fail "no row $row"
+done
+if "${PYTHON:-python3}" -c 'import matplotlib' 2>/dev/null ||
+	/usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+	for png in reads writes tree; do
+		[ -s "$TMP/out/bench-$png.png" ] || fail "no bench-$png.png"
+	done
+fi
 pass "bench runs"

@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Under -o writeback_cache the kernel keeps a file's mtime and ctime and
+# writes them back with a times-only SETATTR, also after the unlink that let
+# f2fs free the inode (nothing had it open). That SETATTR must not fail: its
+# error would stay in the superblock's writeback error and make the next
+# syncfs(2) fail with ENOENT (it did, after every `rm` of a fresh file, and
+# after untarring any tree that replaces files). Also without writeback_cache.
+#
+# And utime(NULL) (touch) of an append-only file: under writeback_cache the
+# kernel sends "now" as an explicit mtime; it must still be allowed, while
+# explicit times stay refused (xfstests generic/079).
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+need_fuse
+need_f2fs_tools
+need_uf2fs
+need_cmd python3 chattr
+tmpdir_init wbc-semantics
+IMG=$TMP/w.img MNT=$TMP/mnt
+
+# syncfs(2) of the mount's root, opened afresh (the system python: a pyenv
+# shim first on PATH can take seconds to start on a loaded machine)
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+syncfs() {
+	"$PY" - "$1" <<'EOF2'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+if libc.syncfs(fd) < 0:
+    e = ctypes.get_errno()
+    print("syncfs: %s" % os.strerror(e), file=sys.stderr)
+    sys.exit(1)
+EOF2
+}
+
+for opts in rw,writeback_cache rw; do
+	step "$opts"
+	mk_image "$IMG" 256M "" "" || fail "mkfs"
+	mount_uf2fs "$IMG" "$MNT" "$opts" || fail "mount -o $opts"
+	syncfs "$MNT" || fail "[$opts] syncfs of a fresh mount"
+	echo x >"$MNT/a"
+	rm "$MNT/a"
+	syncfs "$MNT" || fail "[$opts] syncfs after writing and removing a file"
+	mkdir "$MNT/d"
+	for i in $(seq 1 20); do
+		head -c $((i * 3000)) /dev/urandom >"$MNT/d/f$i"
+		echo y >"$MNT/d/g$i"
+		mv -f "$MNT/d/g$i" "$MNT/d/f$i"
+	done
+	syncfs "$MNT" || fail "[$opts] syncfs after replacing files by rename"
+	[ "$(cat "$MNT/d/f7")" = y ] || fail "[$opts] rename target content"
+	# A file still open when unlinked keeps working until closed.
+	exec 9>"$MNT/open"
+	rm "$MNT/open"
+	echo z >&9
+	exec 9>&-
+	syncfs "$MNT" || fail "[$opts] syncfs after an open-unlinked file"
+	echo a >"$MNT/app"
+	chattr +a "$MNT/app" || fail "[$opts] chattr +a"
+	old=$(stat -c %Y "$MNT/app")
+	sleep 1.1
+	touch "$MNT/app" || fail "[$opts] touch (utime now) of an append-only file refused"
+	[ "$(stat -c %Y "$MNT/app")" -gt "$old" ] || fail "[$opts] touch did not move mtime"
+	if touch -d 2001-01-01 "$MNT/app" 2>/dev/null; then
+		fail "[$opts] explicit times on an append-only file allowed"
+	fi
+	echo b >>"$MNT/app" || fail "[$opts] append to an append-only file"
+	syncfs "$MNT" || fail "[$opts] syncfs after the append-only file"
+	chattr -a "$MNT/app"
+	umount_uf2fs "$MNT" || fail "unmount"
+	fsck_clean "$IMG" || fail "[$opts] fsck"
+done
+pass "times-only SETATTR after unlink, syncfs clean; touch of an append-only file"
