@@ -253,7 +253,7 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 			return cli_bad_value("keyfile", "", "a path");
 		/* read at mount time; the option string may be gone by then */
 		opts->keyfile = strdup(val);
-		return opts->keyfile ? 0 : -ENOMEM;
+		return opts->keyfile ? 1 : -ENOMEM;
 	}
 	if (klen == 18 && !strncmp(opt, "compress_algorithm", klen))
 		return cli_parse_compress_algorithm(opts, val);
