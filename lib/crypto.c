@@ -549,117 +549,119 @@ static int mode_of(const struct fscrypt_info *ci, uint32_t imode)
 	return S_ISREG(imode) ? ci->pol.contents_mode : ci->pol.filenames_mode;
 }
 
-/* The master key's per-mode key for DIRECT_KEY / IV_INO_LBLK_* (v2), made once. */
-static int per_mode_key(struct f2fs_sb_info *sbi, struct fscrypt_master_key *mk, int kind,
-			int mode, struct fscrypt_cipher **out)
+int fscrypt_derive_enc_key(const struct fscrypt_pol *pol, const uint8_t *master, size_t mlen,
+			   const uint8_t nonce[FSCRYPT_FILE_NONCE_SIZE], int mode,
+			   const uint8_t uuid[16], uint8_t *out)
 {
-	static const uint8_t ctx[PM_NR] = { HKDF_CONTEXT_DIRECT_KEY,
-		HKDF_CONTEXT_IV_INO_LBLK_64_KEY, HKDF_CONTEXT_IV_INO_LBLK_32_KEY };
 	size_t ksize = fscrypt_mode_key_size(mode);
 	uint8_t info[17];
-	size_t ilen = 1;
+
+	if (!ksize)
+		return -EOPNOTSUPP;
+	if (pol->version == FSCRYPT_CONTEXT_V1) {
+		if (mlen < ksize)
+			return -ENOKEY;	/* as the kernel: a v1 key too short for the mode */
+		if (pol->flags & FSCRYPT_POLICY_FLAG_DIRECT_KEY) {
+			memcpy(out, master, ksize);
+			return 0;
+		}
+		return fscrypt_aes128_ecb_encrypt(nonce, master, out, ksize);
+	}
+	info[0] = (uint8_t)mode;
+	if (pol->flags & FSCRYPT_POLICY_FLAG_DIRECT_KEY)
+		return fscrypt_hkdf(master, mlen, HKDF_CONTEXT_DIRECT_KEY, info, 1, out, ksize);
+	if (pol->flags & (FSCRYPT_POLICY_FLAG_IV_INO_LBLK_64 | FSCRYPT_POLICY_FLAG_IV_INO_LBLK_32)) {
+		memcpy(info + 1, uuid, 16);
+		return fscrypt_hkdf(master, mlen, (pol->flags & FSCRYPT_POLICY_FLAG_IV_INO_LBLK_64) ?
+				    HKDF_CONTEXT_IV_INO_LBLK_64_KEY :
+				    HKDF_CONTEXT_IV_INO_LBLK_32_KEY, info, 17, out, ksize);
+	}
+	return fscrypt_hkdf(master, mlen, HKDF_CONTEXT_PER_FILE_ENC_KEY, nonce,
+			    FSCRYPT_FILE_NONCE_SIZE, out, ksize);
+}
+
+static bool per_mode(const struct fscrypt_pol *pol)
+{
+	return pol->version == FSCRYPT_CONTEXT_V2 &&
+	       (pol->flags & (FSCRYPT_POLICY_FLAG_DIRECT_KEY | FSCRYPT_POLICY_FLAG_IV_INO_LBLK_64 |
+			      FSCRYPT_POLICY_FLAG_IV_INO_LBLK_32));
+}
+
+/* The cipher of an inode: its own, or (v2 per-mode policies) the master key's, made once. */
+static int setup_cipher(struct f2fs_sb_info *sbi, struct fscrypt_info *ci,
+			struct fscrypt_master_key *mk, int mode)
+{
+	struct fscrypt_cipher **slot = &ci->cipher;
 	uint8_t *key;
 	int ret;
 
 	if (mode <= 0 || mode >= MAX_MODE)
-		return -EINVAL;
-	if (mk->mode_keys[kind][mode]) {
-		*out = mk->mode_keys[kind][mode];
-		return 0;
-	}
-	info[0] = (uint8_t)mode;
-	if (kind != PM_DIRECT) {
-		memcpy(info + 1, sbi->raw_super.uuid, 16);
-		ilen = 17;
+		return -EOPNOTSUPP;
+	if (per_mode(&ci->pol)) {
+		int kind = (ci->pol.flags & FSCRYPT_POLICY_FLAG_DIRECT_KEY) ? PM_DIRECT :
+			   (ci->pol.flags & FSCRYPT_POLICY_FLAG_IV_INO_LBLK_64) ? PM_LBLK64 :
+			   PM_LBLK32;
+
+		slot = &mk->mode_keys[kind][mode];
+		ci->shared = true;
+		if (*slot) {
+			ci->cipher = *slot;
+			return 0;
+		}
 	}
 	key = fscrypt_secret_alloc(FSCRYPT_MAX_KEY_SIZE);
 	if (!key)
 		return -ENOMEM;
-	ret = fscrypt_hkdf(mk->secret, mk->len, ctx[kind], info, ilen, key, ksize);
+	ret = fscrypt_derive_enc_key(&ci->pol, mk->secret, mk->len, ci->nonce, mode,
+				     sbi->raw_super.uuid, key);
 	if (!ret)
-		ret = fscrypt_cipher_new(&mk->mode_keys[kind][mode], mode, key, ksize);
+		ret = fscrypt_cipher_new(slot, mode, key, fscrypt_mode_key_size(mode));
 	fscrypt_secret_free(key, FSCRYPT_MAX_KEY_SIZE);
 	if (!ret)
-		*out = mk->mode_keys[kind][mode];
+		ci->cipher = *slot;
+	else
+		ci->shared = false;
 	return ret;
 }
 
-static int setup_v2(struct f2fs_sb_info *sbi, struct fscrypt_info *ci,
-		    struct fscrypt_master_key *mk, int mode, bool casefolded_dir)
+/* LBLK_32: the inode number hashed with the master key's inode hash key. */
+static int hash_ino(struct fscrypt_info *ci, struct fscrypt_master_key *mk)
 {
-	uint8_t flags = ci->pol.flags;
-	int ret;
+	uint8_t le_ino[8] = { 0 };
 
-	if (flags & (FSCRYPT_POLICY_FLAG_DIRECT_KEY | FSCRYPT_POLICY_FLAG_IV_INO_LBLK_64 |
-		     FSCRYPT_POLICY_FLAG_IV_INO_LBLK_32)) {
-		int kind = (flags & FSCRYPT_POLICY_FLAG_DIRECT_KEY) ? PM_DIRECT :
-			   (flags & FSCRYPT_POLICY_FLAG_IV_INO_LBLK_64) ? PM_LBLK64 : PM_LBLK32;
+	if (!mk->ino_hash_key) {
+		uint8_t *k = fscrypt_secret_alloc(16);
+		int ret;
 
-		ret = per_mode_key(sbi, mk, kind, mode, &ci->cipher);
-		if (ret)
-			return ret;
-		ci->shared = true;
-		if (kind == PM_LBLK32) {
-			uint8_t le_ino[8] = { 0 };
-
-			if (!mk->ino_hash_key) {
-				mk->ino_hash_key = fscrypt_secret_alloc(16);
-				if (!mk->ino_hash_key)
-					return -ENOMEM;
-				ret = fscrypt_hkdf(mk->secret, mk->len,
-						   HKDF_CONTEXT_INODE_HASH_KEY, NULL, 0,
-						   mk->ino_hash_key, 16);
-				if (ret) {
-					fscrypt_secret_free(mk->ino_hash_key, 16);
-					mk->ino_hash_key = NULL;
-					return ret;
-				}
-			}
-			for (int i = 0; i < 4; i++)
-				le_ino[i] = ci->ino >> (8 * i);
-			ci->hashed_ino = (uint32_t)fscrypt_siphash(mk->ino_hash_key, le_ino, 8);
-		}
-	} else {
-		size_t ksize = fscrypt_mode_key_size(mode);
-		uint8_t *key = fscrypt_secret_alloc(FSCRYPT_MAX_KEY_SIZE);
-
-		if (!key)
+		if (!k)
 			return -ENOMEM;
-		ret = fscrypt_hkdf(mk->secret, mk->len, HKDF_CONTEXT_PER_FILE_ENC_KEY, ci->nonce,
-				   FSCRYPT_FILE_NONCE_SIZE, key, ksize);
-		if (!ret)
-			ret = fscrypt_cipher_new(&ci->cipher, mode, key, ksize);
-		fscrypt_secret_free(key, FSCRYPT_MAX_KEY_SIZE);
-		if (ret)
+		ret = fscrypt_hkdf(mk->secret, mk->len, HKDF_CONTEXT_INODE_HASH_KEY, NULL, 0, k,
+				   16);
+		if (ret) {
+			fscrypt_secret_free(k, 16);
 			return ret;
+		}
+		mk->ino_hash_key = k;
 	}
-	if (casefolded_dir) {
-		ret = fscrypt_hkdf(mk->secret, mk->len, HKDF_CONTEXT_DIRHASH_KEY, ci->nonce,
-				   FSCRYPT_FILE_NONCE_SIZE, ci->dirhash_key, 16);
-		if (ret)
-			return ret;
-		ci->has_dirhash = true;
-	}
+	for (int i = 0; i < 4; i++)
+		le_ino[i] = ci->ino >> (8 * i);
+	ci->hashed_ino = (uint32_t)fscrypt_siphash(mk->ino_hash_key, le_ino, 8);
 	return 0;
 }
 
-static int setup_v1(struct fscrypt_info *ci, struct fscrypt_master_key *mk, int mode)
+static int setup_keys(struct f2fs_sb_info *sbi, struct fscrypt_info *ci,
+		      struct fscrypt_master_key *mk, int mode, bool casefolded_dir)
 {
-	size_t ksize = fscrypt_mode_key_size(mode);
-	uint8_t *key;
-	int ret;
+	int ret = setup_cipher(sbi, ci, mk, mode);
 
-	if (mk->len < ksize)
-		return -ENOKEY;		/* as the kernel: a v1 key too short for the mode */
-	if (ci->pol.flags & FSCRYPT_POLICY_FLAG_DIRECT_KEY)
-		return fscrypt_cipher_new(&ci->cipher, mode, mk->secret, ksize);
-	key = fscrypt_secret_alloc(FSCRYPT_MAX_KEY_SIZE);
-	if (!key)
-		return -ENOMEM;
-	ret = fscrypt_aes128_ecb_encrypt(ci->nonce, mk->secret, key, ksize);
-	if (!ret)
-		ret = fscrypt_cipher_new(&ci->cipher, mode, key, ksize);
-	fscrypt_secret_free(key, FSCRYPT_MAX_KEY_SIZE);
+	if (!ret && ci->pol.version == FSCRYPT_CONTEXT_V2 &&
+	    (ci->pol.flags & FSCRYPT_POLICY_FLAG_IV_INO_LBLK_32))
+		ret = hash_ino(ci, mk);
+	if (!ret && casefolded_dir && ci->pol.version == FSCRYPT_CONTEXT_V2) {
+		ret = fscrypt_hkdf(mk->secret, mk->len, HKDF_CONTEXT_DIRHASH_KEY, ci->nonce,
+				   FSCRYPT_FILE_NONCE_SIZE, ci->dirhash_key, 16);
+		ci->has_dirhash = !ret;
+	}
 	return ret;
 }
 
@@ -710,11 +712,8 @@ int fscrypt_prepare(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 		ret = -ENOKEY;
 		goto free;
 	}
-	if (ci->pol.version == FSCRYPT_CONTEXT_V1)
-		ret = setup_v1(ci, mk, mode_of(ci, fi->mode));
-	else
-		ret = setup_v2(sbi, ci, mk, mode_of(ci, fi->mode),
-			       S_ISDIR(fi->mode) && f2fs_dir_casefolded(sbi, fi));
+	ret = setup_keys(sbi, ci, mk, mode_of(ci, fi->mode),
+			 S_ISDIR(fi->mode) && f2fs_dir_casefolded(sbi, fi));
 	if (ret)
 		goto free;
 	ci->mk = mk;

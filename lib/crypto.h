@@ -69,6 +69,16 @@ int fscrypt_key_identifier(const uint8_t *master, size_t mlen,
 			   uint8_t id[FSCRYPT_KEY_IDENTIFIER_SIZE]);
 
 /*
+ * The raw contents/filenames key (fscrypt_mode_key_size(mode) bytes) of an
+ * inode with this policy and nonce, as Linux derives it; for v2 DIRECT_KEY
+ * and IV_INO_LBLK_* it is the per-mode key (the nonce is then unused, uuid
+ * is the super block's).
+ */
+int fscrypt_derive_enc_key(const struct fscrypt_pol *pol, const uint8_t *master, size_t mlen,
+			   const uint8_t nonce[FSCRYPT_FILE_NONCE_SIZE], int mode,
+			   const uint8_t uuid[16], uint8_t *out);
+
+/*
  * No-key names (fname.c): base64url (no padding) of struct fscrypt_nokey_name
  * { le32 dirhash[2]; u8 bytes[149]; u8 sha256[32]; }, cut after bytes for
  * names of at most 149 bytes. out needs FSCRYPT_NOKEY_NAME_MAX_ENCODED + 1.
