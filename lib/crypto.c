@@ -1059,3 +1059,34 @@ int fscrypt_inherit_context(struct f2fs_sb_info *sbi, struct f2fs_inode_info *di
 	f2fs_mark_inode_dirty(sbi, fi);
 	return 0;
 }
+
+static bool same_policy(const struct fscrypt_pol *a, const struct fscrypt_pol *b)
+{
+	return a->version == b->version && a->contents_mode == b->contents_mode &&
+	       a->filenames_mode == b->filenames_mode && a->flags == b->flags &&
+	       a->log2_data_unit_size == b->log2_data_unit_size &&
+	       !memcmp(a->key_spec, b->key_spec, spec_size(a->version));
+}
+
+int fscrypt_may_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		     struct f2fs_inode_info *fi)
+{
+	struct fscrypt_pol pd, pf;
+	uint8_t nonce[FSCRYPT_FILE_NONCE_SIZE];
+	int ret;
+
+	if (!f2fs_is_encrypted(dir))
+		return 0;
+	ret = fscrypt_prepare(sbi, dir);
+	if (ret)
+		return ret;
+	if (!f2fs_is_encrypted(fi))
+		return -EXDEV;
+	ret = fscrypt_get_policy(sbi, dir, &pd, nonce);
+	if (!ret)
+		ret = fscrypt_get_policy(sbi, fi, &pf, nonce);
+	if (ret)
+		return ret == -ENODATA || ret == -EINVAL ? -EFSCORRUPTED : ret;
+	return same_policy(&pd, &pf) ? 0 : -EXDEV;
+}
+

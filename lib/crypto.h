@@ -138,4 +138,11 @@ ssize_t fscrypt_encrypt_symlink(struct f2fs_sb_info *sbi, struct f2fs_inode_info
 int fscrypt_inherit_context(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
 			    struct f2fs_inode_info *fi);
 
+/*
+ * fscrypt_prepare_link's rule: into an encrypted directory only with its key
+ * (-ENOKEY) and only an inode of the same policy (-EXDEV).
+ */
+int fscrypt_may_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		     struct f2fs_inode_info *fi);
+
 #endif /* UF2FS_CRYPTO_H */
