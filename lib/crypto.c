@@ -1090,3 +1090,27 @@ int fscrypt_may_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
 	return same_policy(&pd, &pf) ? 0 : -EXDEV;
 }
 
+int fscrypt_key_users(struct f2fs_sb_info *sbi, const uint8_t *spec, size_t spec_len,
+		      uint32_t **inos, size_t *n)
+{
+	struct fscrypt_keyring *kr = sbi->keyring;
+	int version = spec_len == FSCRYPT_KEY_DESCRIPTOR_SIZE ? 1 : 2;
+	struct fscrypt_master_key *mk;
+	size_t cnt = 0, i = 0;
+	uint32_t *v;
+
+	pthread_rwlock_rdlock(&kr->lock);
+	mk = find_key(kr, version, spec);
+	for (struct fscrypt_info *ci = mk ? mk->users : NULL; ci; ci = ci->next_user)
+		cnt++;
+	v = malloc((cnt + 1) * sizeof(*v));
+	for (struct fscrypt_info *ci = mk ? mk->users : NULL; v && ci; ci = ci->next_user)
+		v[i++] = ci->ino;
+	pthread_rwlock_unlock(&kr->lock);
+	if (!v)
+		return -ENOMEM;
+	*inos = v;
+	*n = i;
+	return 0;
+}
+

@@ -102,6 +102,9 @@ int fscrypt_add_key(struct f2fs_sb_info *sbi, const uint8_t *key, size_t len,
 		    const uint8_t *desc, uint8_t id[FSCRYPT_KEY_IDENTIFIER_SIZE]);
 int fscrypt_remove_key(struct f2fs_sb_info *sbi, const uint8_t *spec, size_t spec_len);
 bool fscrypt_has_key(struct f2fs_sb_info *sbi, const uint8_t *spec, size_t spec_len);
+/* The inode numbers whose info uses the key now (malloc'd). */
+int fscrypt_key_users(struct f2fs_sb_info *sbi, const uint8_t *spec, size_t spec_len,
+		      uint32_t **inos, size_t *n);
 
 /* /// Per-inode /// */
 /*
