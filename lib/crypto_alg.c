@@ -131,9 +131,11 @@ static void *locked_pages(size_t len)
 		munmap(p, len);
 		return NULL;
 	}
-	/* Keep keys out of core dumps and out of a fork()ed child. */
+	/*
+	 * Keep keys out of core dumps. Not MADV_DONTFORK: a daemon that forks
+	 * after adding a key (fuse_daemonize) must keep it in the child.
+	 */
 	madvise(p, len, MADV_DONTDUMP);
-	madvise(p, len, MADV_DONTFORK);
 	return p;
 }
 
@@ -396,6 +398,13 @@ int fscrypt_cipher_new(struct fscrypt_cipher **out, int mode, const uint8_t *key
 	*out = NULL;
 	if (!mi || !key || key_len != mi->key_size)
 		return -EINVAL;
+	/*
+	 * fscrypt asks for CRYPTO_TFM_REQ_FORBID_WEAK_KEYS, so Linux's xts
+	 * refuses a key whose halves are equal; so does this (OpenSSL would
+	 * only refuse to encrypt with it).
+	 */
+	if (mode == FSCRYPT_MODE_AES_256_XTS && !CRYPTO_memcmp(key, key + 32, 32))
+		return -EINVAL;
 	err = algs_ready();
 	if (err)
 		return err;
@@ -601,6 +610,10 @@ uint64_t fscrypt_siphash(const uint8_t key[16], const void *data, size_t len)
 	 * OpenSSL fails here only when out of memory, and a wrong hash would
 	 * put a name in the wrong bucket, so stop instead.
 	 */
+	if (!data && len) {
+		fprintf(stderr, "uf2fs: SipHash of %zu bytes at NULL\n", len);
+		abort();
+	}
 	if (algs_ready() || mac_oneshot(algs.siphash, key, 16, 8, data ? data : "", len, h)) {
 		fprintf(stderr, "uf2fs: SipHash failed in OpenSSL\n");
 		abort();
@@ -618,9 +631,29 @@ int crypt_poly1305(const uint8_t key[32], const void *data, size_t len, uint8_t 
 	return err ? err : mac_oneshot(algs.poly1305, key, 32, 16, data, len, out);
 }
 
-EVP_CIPHER *crypt_aes256_ecb(void)
+int wide_alloc(struct wide_state **out, int mode, size_t sec_len, size_t aes_key_off)
 {
-	return algs_ready() ? NULL : algs.ecb256;
+	struct wide_state *w;
+	int err = algs_ready();
+
+	*out = NULL;
+	if (err)
+		return err;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->mode = mode;
+	w->sec_len = sec_len;
+	w->sec = fscrypt_secret_alloc(sec_len);
+	if (!w->sec) {
+		free(w);
+		return -ENOMEM;
+	}
+	/* The pools read the key when they first key a context, not now. */
+	crypt_pool_init(&w->aes_enc, algs.ecb256, w->sec + aes_key_off, 1, NULL);
+	crypt_pool_init(&w->aes_dec, algs.ecb256, w->sec + aes_key_off, 0, NULL);
+	*out = w;
+	return 0;
 }
 
 void wide_free(struct wide_state *w)

@@ -41,8 +41,6 @@ int crypt_pool_run(struct crypt_pool *p, const uint8_t *iv, const uint8_t *in, u
 int crypt_aes_block(struct crypt_pool *p, const uint8_t in[16], uint8_t out[16]);
 /* Poly1305 (RFC 8439) of data under a 32-byte key r || s. */
 int crypt_poly1305(const uint8_t key[32], const void *data, size_t len, uint8_t out[16]);
-/* OpenSSL's AES-256-ECB, fetched once; NULL if OpenSSL lacks it. */
-EVP_CIPHER *crypt_aes256_ecb(void);
 
 /* The state of an Adiantum or HCTR2 key; its keys live in secret memory. */
 struct wide_state {
@@ -58,6 +56,11 @@ int adiantum_crypt(struct wide_state *w, const uint8_t iv[32], const uint8_t *in
 int hctr2_setup(struct wide_state **out, const uint8_t key[32]);
 int hctr2_crypt(struct wide_state *w, const uint8_t iv[32], const uint8_t *in, uint8_t *out,
 		size_t len, bool enc);
+/* HCTR2 with a tweak of any length (Linux and fscrypt use 32 bytes). */
+int hctr2_crypt_tweak(struct wide_state *w, const uint8_t *tweak, size_t tweak_len,
+		      const uint8_t *in, uint8_t *out, size_t len, bool enc);
+/* A zeroed state with sec_len bytes of secret memory, AES-256 keyed at sec + aes_key_off. */
+int wide_alloc(struct wide_state **out, int mode, size_t sec_len, size_t aes_key_off);
 void wide_free(struct wide_state *w);
 
 /* Written here; exported for the unit tests. */
