@@ -112,4 +112,15 @@ grep -qx small.txt "$TMP/off.list" && fail "plaintext name without the key"
 [ "$(wc -l <"$TMP/off.list")" = "$(ls "$SRC" | wc -l)" ] || fail "offline no-key count"
 "$UF2FS" cat "$IMG" "/v2l32/$(head -1 "$TMP/off.list")" >/dev/null 2>&1 &&
 	fail "offline read without the key"
+
+step "mount -o keyfile=, folio writeback (write_through=off)"
+mount_uf2fs "$IMG" "$MNT" rw,write_through=off,keyfile="$KF" || fail "mount with keyfile"
+diff -r --no-dereference "$SRC" "$MNT/v1" || fail "v1 through a keyfile mount"
+dd if="$SRC/big.bin" of="$MNT/v2l32/again.bin" bs=64k conv=fsync status=none || fail "dd"
+printf 'patch' | dd of="$MNT/v2l32/again.bin" bs=1 seek=70000 conv=notrunc,fsync status=none
+printf 'patch' | dd of="$SRC/big.bin" bs=1 seek=70000 conv=notrunc status=none
+umount_uf2fs "$MNT" || fail "unmount"
+fsck_clean "$IMG" || fail "fsck after folio writeback"
+"$UF2FS" cat -o keyfile="$KF" "$IMG" /v2l32/again.bin | cmp - "$SRC/big.bin" ||
+	fail "folio-written encrypted file differs"
 pass
