@@ -87,6 +87,10 @@ for n in $(cat "$TMP/nokey.list"); do
 	break
 done
 touch "$MNT/v2/new" 2>/dev/null && fail "create without the key"
+big=$(grep -n . "$TMP/nokey.list" | while IFS=: read -r _ n; do
+	[ "$(stat -c %s "$MNT/v2/$n")" = 3000000 ] && echo "$n"; done)
+[ -n "$big" ] || fail "no-key name of big.bin not found by size"
+truncate -s 4096 "$MNT/v2/$big" 2>/dev/null && fail "truncate without the key"
 diff -r --no-dereference "$SRC" "$MNT/v1" || fail "v1 tree changed by removing the v2 key"
 unhex $KEY2 | "$UF2FS" fscrypt add_key "$MNT" >/dev/null || fail "add_key again"
 [ "$(ls "$MNT/v2" | wc -l)" = "$(( $(ls "$SRC" | wc -l) - 1 ))" ] || fail "names after re-add"
