@@ -20,7 +20,7 @@ KEY1=f0e1d2c3b4a5968778695a4b3c2d1e0f0123456789abcdef0123456789abcdeffedcba98765
 DESC1=1122334455667788
 # what Linux's FS_IOC_ADD_ENCRYPTION_KEY returns for KEY2 (kernel 6.1)
 ID2=8699c2c53707405da5aba5ae4d8583c0
-DIRS="v2 v2l32 v1"
+DIRS="v2 v2l32 v1 adiantum hctr2"
 
 unhex() { "$PY" -c "import sys; sys.stdout.buffer.write(bytes.fromhex('$1'))"; }
 
@@ -46,12 +46,18 @@ id=$(unhex $KEY2 | "$UF2FS" fscrypt add_key "$MNT") || fail "add_key"
 got=$(unhex $KEY1 | "$UF2FS" fscrypt add_key --descriptor=$DESC1 "$MNT") || fail "add_key v1"
 [ "$got" = "$DESC1" ] || fail "add_key v1 printed $got"
 [ "$("$UF2FS" fscrypt key_status $ID2 "$MNT")" = Present ] || fail "key_status after add"
-mkdir "$MNT/v2" "$MNT/v2l32" "$MNT/v1" "$MNT/full" "$MNT/nokeydir"
+mkdir "$MNT/v2" "$MNT/v2l32" "$MNT/v1" "$MNT/adiantum" "$MNT/hctr2" "$MNT/full" "$MNT/nokeydir"
 echo x >"$MNT/full/f"
 "$UF2FS" fscrypt set_policy $ID2 "$MNT/v2" || fail "set_policy v2"
 "$UF2FS" fscrypt set_policy --iv-ino-lblk-32 --padding=16 $ID2 "$MNT/v2l32" ||
 	fail "set_policy lblk32"
 "$UF2FS" fscrypt set_policy $DESC1 "$MNT/v1" || fail "set_policy v1"
+"$UF2FS" fscrypt set_policy --contents=Adiantum --filenames=Adiantum --direct-key $ID2 \
+	"$MNT/adiantum" || fail "set_policy adiantum"
+"$UF2FS" fscrypt set_policy --filenames=AES-256-HCTR2 --padding=8 $ID2 "$MNT/hctr2" ||
+	fail "set_policy hctr2"
+"$UF2FS" fscrypt set_policy --contents=AES-256-CTS $ID2 "$MNT/nokeydir" 2>/dev/null &&
+	fail "set_policy with a names-only mode for contents"
 "$UF2FS" fscrypt set_policy $ID2 "$MNT/full" 2>/dev/null && fail "set_policy on a non-empty dir"
 "$UF2FS" fscrypt set_policy ffffffffffffffffffffffffffffffff "$MNT/nokeydir" 2>/dev/null &&
 	fail "set_policy with a key the mount does not have"
@@ -67,6 +73,7 @@ done
 sync
 for d in $DIRS; do
 	diff -r --no-dereference "$SRC" "$MNT/$d" || fail "$d differs through the mount"
+	[ "$(stat -c %s "$MNT/$d/link")" = 9 ] || fail "$d: symlink st_size is not its target's"
 done
 
 step "remove_key on the live mount"
@@ -76,6 +83,12 @@ ls "$MNT/v2" >"$TMP/nokey.list" || fail "listing without the key"
 grep -qx small.txt "$TMP/nokey.list" && fail "plaintext name listed after remove_key"
 [ "$(wc -l <"$TMP/nokey.list")" = "$(ls "$SRC" | wc -l)" ] || fail "no-key listing count"
 grep -qvE '^[A-Za-z0-9_-]+$' "$TMP/nokey.list" && fail "a no-key name is not base64url"
+for n in $(cat "$TMP/nokey.list"); do
+	[ -L "$MNT/v2/$n" ] || continue
+	t=$(readlink "$MNT/v2/$n") || fail "readlink without the key"
+	[ "${#t}" = "$(stat -c %s "$MNT/v2/$n")" ] || fail "no-key symlink st_size"
+	case $t in small.txt|TTT*) fail "plaintext symlink target without the key";; esac
+done
 cat "$MNT/v2/small.txt" 2>/dev/null && fail "plaintext path still opens"
 first=$(head -1 "$TMP/nokey.list")
 stat "$MNT/v2/$first" >/dev/null || fail "stat by no-key name"
