@@ -593,9 +593,6 @@ int f2fs_read_cluster(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, stru
 	uint8_t *cbuf;
 	int ret;
 
-	if (fscrypt_file_data(fi))
-		return f2fs_error(sbi, EOPNOTSUPP, "inode %u: compressed and encrypted: not "
-				  "supported yet", fi->ino);
 	ret = f2fs_get_dnode(sbi, fi, f->index, &dn);
 	if (ret)
 		return ret;
@@ -622,6 +619,8 @@ int f2fs_read_cluster(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, stru
 						  "node %u (inode %u): data block address %u out "
 						  "of range", dnid, fi->ino, addrs[i]);
 			ret = f2fs_dev_read_blocks(&sbi->dev, p, addrs[i], 1);
+			if (!ret && fscrypt_file_data(fi))
+				ret = fscrypt_crypt_blocks(sbi, fi, f->index + i, p, p, 1, false);
 			if (ret)
 				return ret;
 		}
@@ -644,6 +643,15 @@ int f2fs_read_cluster(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, stru
 		else
 			ret = f2fs_dev_read_blocks(&sbi->dev, cbuf + (size_t)i * F2FS_BLKSIZE,
 						   addrs[i + 1], 1);
+		/*
+		 * Compress, then encrypt: Linux encrypts the compressed block in
+		 * slot i + 1 of the cluster as file block start + i + 1
+		 * (f2fs_set_compressed_page).
+		 */
+		if (!ret && fscrypt_file_data(fi))
+			ret = fscrypt_crypt_blocks(sbi, fi, f->index + i + 1,
+						   cbuf + (size_t)i * F2FS_BLKSIZE,
+						   cbuf + (size_t)i * F2FS_BLKSIZE, 1, false);
 	}
 	if (!ret) {
 		ret = f2fs_decompress_cluster(fi->compress_algorithm, cbuf,

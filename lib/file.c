@@ -698,7 +698,7 @@ static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a
 		ret = -EFBIG;
 	/* as fscrypt_prepare_setattr: an encrypted file changes size only with its key */
 	else if ((valid & UF2FS_SET_SIZE) && fscrypt_file_data(fi))
-		ret = fscrypt_prepare(sbi, fi);
+		ret = f2fs_is_compressed(fi) ? -EOPNOTSUPP : fscrypt_prepare(sbi, fi);
 	if (!ret && (valid & UF2FS_SET_SIZE) && a->size != fi->size) {
 		ret = truncate_to(sbi, fi, a->size);
 		if (!ret)

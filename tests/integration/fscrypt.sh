@@ -10,7 +10,8 @@
 # keyfile=` extracts the same tree, `uf2fs ls` without the key lists no-key
 # names, and a keyfile others can read is refused. Then a keyfile= mount
 # with folio writeback, and roll-forward recovery of new encrypted names in
-# an image Linux fsync'd and lost power on (fixtures/fscrypt-fsync-cut.*).
+# an image Linux fsync'd and lost power on (fixtures/fscrypt-fsync-cut.*),
+# and compressed encrypted files Linux wrote (fixtures/fscrypt-compressed.*).
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 need_root
@@ -155,4 +156,29 @@ fsck_clean "$REC" || fail "fsck after recovering encrypted names"
 # casefolded: found by another case, so the recovered dirhash is Linux's
 [ "$("$UF2FS" cat -o keyfile="$KF" "$REC" /cf/NEW_CF_FILE | md5sum | cut -c1-32)" = \
   411b0392ea45fcab9c94dba3de65e825 ] || fail "recovered casefolded encrypted name"
+
+step "compressed files in an encrypted directory (Linux: compress, then encrypt)"
+CMP=$TMP/cmp.img
+zstd -q -d -f "$(dirname "$0")/fixtures/fscrypt-compressed.img.zst" -o "$CMP" || fail "unzstd"
+while read -r sum f; do
+	[ "$("$UF2FS" cat -o keyfile="$KF" "$CMP" "/e/$f" | md5sum | cut -c1-32)" = "$sum" ] ||
+		fail "compressed encrypted $f differs from what Linux wrote"
+done <<'SUMS'
+e081e39d13ca8bca81545400a4fd7fca mixed.bin
+f74fc795993b3f76cb98204faa6a10b9 rand.bin
+30ef7f11d29b8ad47542e97ed9d2a398 text1.bin
+ee9762749fc5338b6c9b0948d14219c7 text2.bin
+0f573c29b2a027a72287ea56129885ca text3.bin
+SUMS
+# writing into them is not supported yet: refused, never written unencrypted
+mount_uf2fs "$CMP" "$MNT" rw,keyfile="$KF" || fail "mount the compressed image"
+printf x | dd of="$MNT/e/text1.bin" bs=1 seek=10 conv=notrunc,fsync status=none 2>/dev/null &&
+	fail "a write into a compressed encrypted file was accepted"
+truncate -s 5000 "$MNT/e/text2.bin" 2>/dev/null && fail "truncate of a compressed encrypted file"
+echo new >"$MNT/e/new.bin" || fail "a new file in the directory"
+umount_uf2fs "$MNT" || fail "unmount"
+fsck_clean "$CMP" || fail "fsck after the refused writes"
+[ "$("$UF2FS" cat -o keyfile="$KF" "$CMP" /e/new.bin)" = new ] || fail "new file there"
+[ "$("$UF2FS" cat -o keyfile="$KF" "$CMP" /e/text1.bin | md5sum | cut -c1-32)" = \
+  30ef7f11d29b8ad47542e97ed9d2a398 ] || fail "text1.bin changed by a refused write"
 pass
