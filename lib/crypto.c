@@ -51,7 +51,7 @@ struct fscrypt_info {
 	bool dead;			/* its key was removed */
 	struct fscrypt_pol pol;
 	uint8_t nonce[FSCRYPT_FILE_NONCE_SIZE];
-	uint8_t dirhash_key[16];
+	uint8_t *dirhash_key;		/* 16 bytes of secret memory, casefolded dirs only */
 	bool has_dirhash;
 	uint32_t hashed_ino;
 	nid_t ino;
@@ -257,11 +257,17 @@ int fscrypt_keyring_init(struct f2fs_sb_info *sbi)
 	return 0;
 }
 
+/*
+ * The info itself is ordinary memory (one mlocked page per inode would
+ * exhaust RLIMIT_MEMLOCK); what is secret in it lives in secret memory.
+ */
 static void free_info(struct fscrypt_info *ci)
 {
 	if (!ci->shared && ci->cipher)
 		fscrypt_cipher_free(ci->cipher);
-	fscrypt_secret_free(ci, sizeof(*ci));
+	if (ci->dirhash_key)
+		fscrypt_secret_free(ci->dirhash_key, 16);
+	free(ci);
 }
 
 /* Wipe what the info holds; the struct itself stays for whoever points at it. */
@@ -272,7 +278,10 @@ static void kill_info(struct fscrypt_info *ci)
 	ci->cipher = NULL;
 	ci->mk = NULL;
 	ci->dead = true;
-	memset(ci->dirhash_key, 0, sizeof(ci->dirhash_key));
+	if (ci->dirhash_key)
+		fscrypt_secret_free(ci->dirhash_key, 16);
+	ci->dirhash_key = NULL;
+	ci->has_dirhash = false;
 }
 
 static void free_master_key(struct fscrypt_master_key *mk)
@@ -658,7 +667,9 @@ static int setup_keys(struct f2fs_sb_info *sbi, struct fscrypt_info *ci,
 	    (ci->pol.flags & FSCRYPT_POLICY_FLAG_IV_INO_LBLK_32))
 		ret = hash_ino(ci, mk);
 	if (!ret && casefolded_dir && ci->pol.version == FSCRYPT_CONTEXT_V2) {
-		ret = fscrypt_hkdf(mk->secret, mk->len, HKDF_CONTEXT_DIRHASH_KEY, ci->nonce,
+		ci->dirhash_key = fscrypt_secret_alloc(16);
+		ret = !ci->dirhash_key ? -ENOMEM :
+		      fscrypt_hkdf(mk->secret, mk->len, HKDF_CONTEXT_DIRHASH_KEY, ci->nonce,
 				   FSCRYPT_FILE_NONCE_SIZE, ci->dirhash_key, 16);
 		ci->has_dirhash = !ret;
 	}
@@ -685,15 +696,14 @@ int fscrypt_prepare(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 	pthread_rwlock_unlock(&kr->lock);
 	if (live)
 		return 0;
-	ci = fscrypt_secret_alloc(sizeof(*ci));
+	ci = calloc(1, sizeof(*ci));
 	if (!ci)
 		return -ENOMEM;
-	memset(ci, 0, sizeof(*ci));
 	ci->ino = fi->ino;
 	ci->kr = kr;
 	ret = fscrypt_get_policy(sbi, fi, &ci->pol, ci->nonce);
 	if (ret) {
-		fscrypt_secret_free(ci, sizeof(*ci));
+		free(ci);
 		if (ret == -ENODATA || ret == -EINVAL)
 			return f2fs_error(sbi, EFSCORRUPTED, "encrypted inode %u: %s encryption "
 					  "context", fi->ino, ret == -ENODATA ? "no" :
