@@ -251,8 +251,13 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 	if (klen == 7 && !strncmp(opt, "keyfile", klen)) {
 		if (!val || !*val)
 			return cli_bad_value("keyfile", "", "a path");
-		/* read at mount time; the option string may be gone by then */
-		opts->keyfile = strdup(val);
+		/*
+		 * Read at mount time, when the option string may be gone and a
+		 * daemon may have changed to "/": keep an absolute copy.
+		 */
+		opts->keyfile = realpath(val, NULL);
+		if (!opts->keyfile)
+			opts->keyfile = strdup(val);	/* the mount names the error */
 		return opts->keyfile ? 1 : -ENOMEM;
 	}
 	if (klen == 18 && !strncmp(opt, "compress_algorithm", klen))
