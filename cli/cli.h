@@ -38,6 +38,7 @@ int cmd_verity(int argc, char **argv);
 int cmd_umount(int argc, char **argv);
 /* umount(8)'s helper, umount.fuse.uf2fs (cmd_umount.c) */
 int cmd_umount_helper(int argc, char **argv);
+int cmd_fscrypt(int argc, char **argv);
 
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "uf2fs: PATH: strerror"; err is a negative or positive errno. */

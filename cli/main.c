@@ -34,6 +34,7 @@ static const struct cli_command cli_commands[] = {
 	{ "setquota", cmd_setquota, "set disk quota limits and grace times" },
 	{ "verity", cmd_verity, "fs-verity: enable or measure files in an image" },
 	{ "umount", cmd_umount, "unmount and wait until the image holds the final checkpoint" },
+	{ "fscrypt", cmd_fscrypt, "fscrypt keys and policies on a live mount" },
 };
 
 #define CLI_NR_COMMANDS (sizeof(cli_commands) / sizeof(cli_commands[0]))

@@ -261,6 +261,18 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 		opts->noacl = opt[0] == 'n';
 		return 1;
 	}
+	if (klen == 7 && !strncmp(opt, "keyfile", klen)) {
+		if (!val || !*val)
+			return cli_bad_value("keyfile", "", "a path");
+		/*
+		 * Read at mount time, when the option string may be gone and a
+		 * daemon may have changed to "/": keep an absolute copy.
+		 */
+		opts->keyfile = realpath(val, NULL);
+		if (!opts->keyfile)
+			opts->keyfile = strdup(val);	/* the mount names the error */
+		return opts->keyfile ? 1 : -ENOMEM;
+	}
 	if (klen == 18 && !strncmp(opt, "compress_algorithm", klen))
 		return cli_parse_compress_algorithm(opts, val);
 	if (klen == 17 && !strncmp(opt, "compress_log_size", klen))

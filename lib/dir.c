@@ -292,8 +292,6 @@ int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const
 		return -ENOTDIR;
 	if (len > F2FS_NAME_LEN)
 		return -ENAMETOOLONG;
-	if (f2fs_is_encrypted(dir))
-		return -ENOKEY;
 	ret = f2fs_setup_filename(sbi, dir, name, len, &fn);
 	if (ret)
 		return ret;
@@ -306,7 +304,7 @@ int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const
 	 * directory found to hold only names hashed as we hash them is
 	 * remembered (names added later are ours) and not searched again.
 	 */
-	if (ret == -ENOENT && fn.casefold && f2fs_casefold_linear_fallback(sbi) &&
+	if (ret == -ENOENT && fn.casefold && !fn.encrypted && f2fs_casefold_linear_fallback(sbi) &&
 	    !atomic_load(&dir->cf_hashes_ok)) {
 		bool ok = true;
 
@@ -315,6 +313,13 @@ int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const
 			atomic_store(&dir->cf_hashes_ok, true);
 	}
 	return ret;
+}
+
+/* A name set up already: an encrypted name as stored (roll-forward recovery). */
+int f2fs_find_entry_fn(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		       const struct f2fs_filename *fn, nid_t *ino, unsigned int *ftype)
+{
+	return find_hashed(sbi, dir, fn, ino, ftype);
 }
 
 /// Readdir ///
@@ -328,10 +333,29 @@ int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const
 #define POS_SLOT(pos)	((unsigned int)((pos) & 0xffff))
 #define MAKE_POS(b, s)	(((uint64_t)(b) << 16) | (s))
 
+/* An encrypted directory's entry as readdir shows it: plaintext, or the no-key name. */
+static int emit_encrypted(struct f2fs_sb_info *sbi, struct f2fs_inode_info *edir,
+			  const struct f2fs_dir_entry *de, const uint8_t *name, size_t nlen,
+			  uf2fs_filldir_t fill, void *arg, uint64_t pos, bool *stop)
+{
+	char out[FSCRYPT_NOKEY_NAME_MAX_ENCODED + 4];
+	size_t olen;
+	int ret = fscrypt_fname_disk_to_usr(sbi, edir, le32(de->hash_code), name, nlen, out,
+					    &olen);
+
+	if (ret)
+		return ret;
+	*stop = fill(arg, out, olen, le32(de->ino), f2fs_ftype_to_dtype(de->file_type), pos);
+	return 0;
+}
+
 static int emit_dentries(struct f2fs_sb_info *sbi, const struct f2fs_dentry_ptr *d,
 			 uint64_t blk_index, unsigned int start, const char *where,
-			 uint32_t where_blk, nid_t dir, uf2fs_filldir_t fill, void *arg, bool *stop)
+			 uint32_t where_blk, struct f2fs_inode_info *dfi, uf2fs_filldir_t fill,
+			 void *arg, bool *stop)
 {
+	struct f2fs_inode_info *edir = f2fs_is_encrypted(dfi) ? dfi : NULL;
+	nid_t dir = dfi->ino;
 	unsigned int bit = start;
 
 	while (bit < d->max) {
@@ -352,6 +376,14 @@ static int emit_dentries(struct f2fs_sb_info *sbi, const struct f2fs_dentry_ptr 
 			return ret;
 		unsigned int next = bit + GET_DENTRY_SLOTS(nlen);
 
+		if (edir) {
+			ret = emit_encrypted(sbi, edir, de, d->filename[bit], nlen, fill, arg,
+					     MAKE_POS(blk_index, next + 1), stop);
+			if (ret || *stop)
+				return ret;
+			bit = next;
+			continue;
+		}
 		if (fill(arg, (const char *)d->filename[bit], nlen, le32(de->ino),
 			 f2fs_ftype_to_dtype(de->file_type), MAKE_POS(blk_index, next + 1))) {
 			*stop = true;
@@ -371,8 +403,6 @@ int f2fs_readdir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, uint64_t
 
 	if (!S_ISDIR(dir->mode))
 		return -ENOTDIR;
-	if (f2fs_is_encrypted(dir))
-		return -ENOKEY;
 	if (f2fs_is_inline_dentry(dir)) {
 		struct folio *f = f2fs_get_inode_folio(sbi, dir->ino);
 		struct f2fs_dentry_ptr d;
@@ -382,7 +412,7 @@ int f2fs_readdir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, uint64_t
 		dentry_ptr_inline(&d, dir, folio_node(f));
 		if (POS_BLOCK(pos) == 0)
 			ret = emit_dentries(sbi, &d, 0, slot, "inline dentry of inode", dir->ino,
-					    dir->ino, fill, arg, &stop);
+					    dir, fill, arg, &stop);
 		folio_put(sbi, f);
 		return ret;
 	}
@@ -415,7 +445,7 @@ int f2fs_readdir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, uint64_t
 		if (IS_ERR(f))
 			return PTR_ERR(f);
 		dentry_ptr_block(&d, (const struct f2fs_dentry_block *)folio_block_ptr(f, b));
-		ret = emit_dentries(sbi, &d, b, slot, "dentry block", map.pblk, dir->ino, fill,
+		ret = emit_dentries(sbi, &d, b, slot, "dentry block", map.pblk, dir, fill,
 				    arg, &stop);
 		folio_put(sbi, f);
 		if (ret)
@@ -611,15 +641,25 @@ static int add_regular(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, co
 int f2fs_add_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
 		  size_t len, nid_t ino, uint32_t mode)
 {
-	unsigned int ftype = f2fs_mode_to_ftype(mode);
 	struct f2fs_filename fn;
-	uint32_t hash;
-	int ret;
+	int ret = f2fs_setup_filename(sbi, dir, name, len, &fn);
 
-	ret = f2fs_setup_filename(sbi, dir, name, len, &fn);
 	if (ret)
 		return ret;
-	hash = fn.hash;
+	if (fn.nokey)
+		return -ENOKEY;
+	return f2fs_add_link_fn(sbi, dir, &fn, ino, mode);
+}
+
+int f2fs_add_link_fn(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		     const struct f2fs_filename *fn, nid_t ino, uint32_t mode)
+{
+	unsigned int ftype = f2fs_mode_to_ftype(mode);
+	/* an encrypted directory stores the ciphertext */
+	const char *name = (const char *)fn->name;
+	size_t len = fn->len;
+	uint32_t hash = fn->hash;
+	int ret;
 
 	if (f2fs_is_inline_dentry(dir)) {
 		ret = add_inline(sbi, dir, name, len, hash, ino, ftype);
@@ -733,21 +773,35 @@ static int locate_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, c
 	return ret;
 }
 
+static int delete_at(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		     struct dentry_loc *loc)
+{
+	clear_dentry(&loc->d, loc->bit);
+	folio_mark_dirty(sbi, loc->folio);
+	folio_put(sbi, loc->folio);
+	f2fs_inode_touch(dir, true, true);
+	f2fs_mark_inode_dirty(sbi, dir);
+	return 0;
+}
+
+int f2fs_delete_entry_fn(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+			 const struct f2fs_filename *fn)
+{
+	struct dentry_loc loc;
+	int ret = locate_pass(sbi, dir, fn, true, &loc);
+
+	return ret ? ret : delete_at(sbi, dir, &loc);
+}
+
 int f2fs_delete_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
 		      size_t len)
 {
 	struct dentry_loc loc;
 	int ret = locate_entry(sbi, dir, name, len, &loc);
 
-	if (ret)
-		return ret;
-	clear_dentry(&loc.d, loc.bit);
-	folio_mark_dirty(sbi, loc.folio);
-	folio_put(sbi, loc.folio);
-	f2fs_inode_touch(dir, true, true);
-	f2fs_mark_inode_dirty(sbi, dir);
-	return 0;
+	return ret ? ret : delete_at(sbi, dir, &loc);
 }
+
 
 /* Point an existing entry at another inode (rename over, exchange, ".."). */
 int f2fs_set_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,

@@ -27,6 +27,7 @@
 
 #include "uf2fs/format.h"
 #include "uf2fs/uf2fs.h"
+#include "crypto.h"
 
 #define le16(x) ((uint16_t)(x))
 #define le32(x) ((uint32_t)(x))
@@ -509,6 +510,7 @@ struct f2fs_sb_info {
 	char last_error[256];
 	pthread_mutex_t err_lock;
 	struct f2fs_quota_info *quota;		/* quota_ino images (quota.c); NULL without */
+	struct fscrypt_keyring *keyring;	/* fscrypt master keys (crypto.c) */
 };
 
 static inline bool f2fs_has_feature(const struct f2fs_sb_info *sbi, uint32_t f)
@@ -635,6 +637,7 @@ struct f2fs_inode_info {
 	uint64_t ns_changed_at;		/* cp_ver + 1 when a name or xattr changed since it */
 	/* casefolded directory: every entry's hash is the one uf2fs computes (dir.c) */
 	atomic_bool cf_hashes_ok;
+	struct fscrypt_info *ci;	/* encryption key and policy (crypto.c), or NULL */
 	/* atomic write (F2FS_IOC_START_ATOMIC_WRITE): data stays in memory until commit */
 	bool atomic;
 	uint64_t atomic_size;
@@ -833,7 +836,14 @@ struct f2fs_filename {
 	uint32_t hash;
 	bool casefold;			/* the directory folds names */
 	bool linear;			/* casefolded, encoding unknown: exact, every block */
+	/* encrypted directory (crypto.c): name/len are then the on-disk ciphertext */
+	bool encrypted, nokey, nokey_digest;
+	const uint8_t *usr;		/* the name as given */
+	size_t usr_len;
+	struct f2fs_sb_info *sbi;
+	struct f2fs_inode_info *dir;
 	uint8_t cf_buf[F2FS_NAME_LEN];
+	uint8_t crypt_buf[F2FS_NAME_LEN + 1];	/* ciphertext, or the decoded no-key name */
 };
 
 /* -EINVAL for a name that is not valid UTF-8 in a strict-mode casefolded directory */
@@ -860,6 +870,13 @@ int f2fs_add_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const c
 		  size_t len, nid_t ino, uint32_t mode);
 int f2fs_delete_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
 		      size_t len);
+/* The same with a name set up already (recovery: encrypted names as stored). */
+int f2fs_find_entry_fn(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		       const struct f2fs_filename *fn, nid_t *ino, unsigned int *ftype);
+int f2fs_add_link_fn(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		     const struct f2fs_filename *fn, nid_t ino, uint32_t mode);
+int f2fs_delete_entry_fn(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+			 const struct f2fs_filename *fn);
 int f2fs_set_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
 		  size_t len, nid_t ino, uint32_t mode);
 int f2fs_make_empty_dir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, nid_t parent);
@@ -1000,6 +1017,8 @@ int f2fs_xattr_set_indexed(uint8_t *buf, size_t inline_size, size_t total_size,
 int f2fs_setxattr_indexed(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 			  unsigned int index, const char *name, const void *value, size_t size,
 			  int flags);
+int f2fs_set_crypt_context(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			   const void *ctx, size_t len);
 /* Read the xattr area of an inode into a malloc'd buffer (xattr.c). */
 int f2fs_read_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint8_t **buf,
 			 size_t *len);

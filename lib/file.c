@@ -107,6 +107,26 @@ static void fill_attr(const struct f2fs_inode_info *fi, struct uf2fs_attr *a)
 		a->flags |= FS_VERITY_FL;
 }
 
+static ssize_t read_encrypted_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+				  char *buf, size_t size);
+
+/*
+ * As fscrypt_symlink_getattr: an encrypted symlink's st_size is the length
+ * of what readlink returns (the target, or its no-key form), not i_size.
+ */
+static void encrypted_link_size(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+				struct uf2fs_attr *a)
+{
+	char buf[F2FS_BLKSIZE];
+	ssize_t n;
+
+	if (!S_ISLNK(fi->mode) || !f2fs_is_encrypted(fi) || fi->size >= F2FS_BLKSIZE)
+		return;
+	n = read_encrypted_link(sbi, fi, buf, sizeof(buf));
+	if (n >= 0)
+		a->size = n;
+}
+
 int uf2fs_getattr(struct uf2fs *fs, uint32_t ino, struct uf2fs_attr *attr)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
@@ -116,6 +136,7 @@ int uf2fs_getattr(struct uf2fs *fs, uint32_t ino, struct uf2fs_attr *attr)
 	fi = get_inode(sbi, ino);
 	if (!IS_ERR(fi)) {
 		fill_attr(fi, attr);
+		encrypted_link_size(sbi, fi, attr);
 		f2fs_iput(sbi, fi);
 	}
 	pthread_rwlock_unlock(&sbi->cp_rwsem);
@@ -285,6 +306,18 @@ ssize_t uf2fs_read_iov(struct uf2fs *fs, uint32_t ino, size_t len, uint64_t off,
 	return ret;
 }
 
+/* The stored struct fscrypt_symlink_data, decrypted (or its no-key form). */
+static ssize_t read_encrypted_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+				  char *buf, size_t size)
+{
+	uint8_t raw[F2FS_BLKSIZE];
+	ssize_t n = f2fs_file_read(sbi, fi, raw, fi->size, 0);
+
+	if (n < 0)
+		return n;
+	return fscrypt_symlink_to_usr(sbi, fi, raw, n, buf, size);
+}
+
 ssize_t uf2fs_readlink(struct uf2fs *fs, uint32_t ino, char *buf, size_t size)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
@@ -301,6 +334,9 @@ ssize_t uf2fs_readlink(struct uf2fs *fs, uint32_t ino, char *buf, size_t size)
 	} else if (fi->size >= F2FS_BLKSIZE) {
 		ret = f2fs_error(sbi, EFSCORRUPTED, "symlink inode %u: target length %llu",
 				 fi->ino, (unsigned long long)fi->size);
+		f2fs_iput(sbi, fi);
+	} else if (f2fs_is_encrypted(fi)) {
+		ret = read_encrypted_link(sbi, fi, buf, size);
 		f2fs_iput(sbi, fi);
 	} else {
 		ret = f2fs_file_read(sbi, fi, buf, MIN(size, (size_t)fi->size), 0);
@@ -683,6 +719,9 @@ static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a
 		ret = -EPERM;
 	else if ((valid & UF2FS_SET_SIZE) && DIV_ROUND_UP(a->size, F2FS_BLKSIZE) > max_file_blocks(fi))
 		ret = -EFBIG;
+	/* as fscrypt_prepare_setattr: an encrypted file changes size only with its key */
+	else if ((valid & UF2FS_SET_SIZE) && fscrypt_file_data(fi))
+		ret = f2fs_is_compressed(fi) ? -EOPNOTSUPP : fscrypt_prepare(sbi, fi);
 	/* as f2fs_setattr: the quota transfer first (EDQUOT past the new owner's limits) */
 	if (!ret && (valid & (UF2FS_SET_UID | UF2FS_SET_GID)))
 		ret = f2fs_quota_transfer(sbi, fi, (valid & UF2FS_SET_UID) ? a->uid : fi->uid,

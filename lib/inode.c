@@ -255,6 +255,7 @@ static struct f2fs_inode_info *load_inode(struct f2fs_sb_info *sbi, nid_t ino)
 
 static void free_inode(struct f2fs_inode_info *fi)
 {
+	fscrypt_put_info(fi);
 	f2fs_extent_tree_destroy(fi);
 	f2fs_verity_free(fi);
 	pthread_mutex_destroy(&fi->i_lock);
@@ -610,7 +611,19 @@ struct f2fs_inode_info *f2fs_new_inode(struct f2fs_sb_info *sbi, struct f2fs_ino
 	if (dir && (dir->flags & F2FS_PROJINHERIT_FL) && (ri->i_inline & F2FS_EXTRA_ATTR) &&
 	    f2fs_has_feature(sbi, F2FS_FEATURE_PRJQUOTA))
 		ri->i_projid = dir->projid;
-	f2fs_compress_new_inode(sbi, dir, ri, name, len);
+	if (dir && f2fs_is_encrypted(dir)) {
+		/*
+		 * The policy comes with the context (fscrypt_inherit_context);
+		 * i_name holds the encrypted name; a file's data is never inline
+		 * (f2fs_post_read_required), and it is not compressed: writing
+		 * compressed encrypted clusters is not supported yet.
+		 */
+		ri->i_advise |= FADVISE_ENCRYPT_BIT | FADVISE_ENC_NAME_BIT;
+		if (S_ISREG(mode))
+			ri->i_inline &= ~F2FS_INLINE_DATA;
+	} else {
+		f2fs_compress_new_inode(sbi, dir, ri, name, len);
+	}
 	fi = calloc(1, sizeof(*fi));
 	if (!fi) {
 		folio_clear_dirty(sbi, f);

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include "f2fs.h"
 
@@ -196,10 +197,13 @@ static int update_xattr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, co
 	return ret;
 }
 
-/* An internal-index xattr (fs/f2fs/verity.c's location record); inode held exclusively. */
-int f2fs_setxattr_indexed(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
-			  unsigned int index, const char *name, const void *value, size_t size,
-			  int flags)
+/*
+ * An internal-index xattr (verity's location record, the fscrypt context);
+ * inode held exclusively. creating: the inode is being made, so its birth
+ * times stay equal.
+ */
+static int set_indexed(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, unsigned int index,
+		       const char *name, const void *value, size_t size, int flags, bool creating)
 {
 	size_t total = inline_xattr_bytes(fi) + VALID_XATTR_BLOCK_SIZE;
 	struct f2fs_xattr_update up;
@@ -212,9 +216,24 @@ int f2fs_setxattr_indexed(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	ret = f2fs_xattr_set_indexed(buf, inline_xattr_bytes(fi), total, index, name, value,
 				     size, flags, &up);
 	if (!ret)
-		ret = commit_xattr_area(sbi, fi, buf, &up, false);
+		ret = commit_xattr_area(sbi, fi, buf, &up, creating);
 	free(buf);
 	return ret;
+}
+
+int f2fs_setxattr_indexed(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			  unsigned int index, const char *name, const void *value, size_t size,
+			  int flags)
+{
+	return set_indexed(sbi, fi, index, name, value, size, flags, false);
+}
+
+/* The fscrypt context of a new inode (index 9, "c"), as f2fs_set_context. */
+int f2fs_set_crypt_context(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			   const void *ctx, size_t len)
+{
+	return set_indexed(sbi, fi, F2FS_XATTR_INDEX_ENCRYPTION, "c", ctx, len, XATTR_CREATE,
+			   true);
 }
 
 /// POSIX ACLs of new inodes and chmod (fs/f2fs/acl.c) ///
