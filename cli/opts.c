@@ -248,6 +248,13 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 		opts->noacl = opt[0] == 'n';
 		return 1;
 	}
+	if (klen == 7 && !strncmp(opt, "keyfile", klen)) {
+		if (!val || !*val)
+			return cli_bad_value("keyfile", "", "a path");
+		/* read at mount time; the option string may be gone by then */
+		opts->keyfile = strdup(val);
+		return opts->keyfile ? 1 : -ENOMEM;
+	}
 	if (klen == 18 && !strncmp(opt, "compress_algorithm", klen))
 		return cli_parse_compress_algorithm(opts, val);
 	if (klen == 17 && !strncmp(opt, "compress_log_size", klen))

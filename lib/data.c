@@ -422,8 +422,25 @@ static void note_run(struct fill_batch *b, uint64_t pos, uint32_t len)
 	}
 }
 
-static int read_run(struct f2fs_sb_info *sbi, struct fill_batch *b, uint64_t pos, uint32_t len,
-		    block_t pblk)
+/* An encrypted file's blocks are decrypted in the folio, once, as they arrive. */
+static int decrypt_run(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+		       struct fill_batch *b, uint64_t pos, uint64_t end)
+{
+	while (pos < end) {
+		struct folio *f;
+		uint8_t *p = batch_block_ptr(b, pos, &f);
+		uint64_t n = MIN(end, f->index + folio_nr_blocks(f)) - pos;
+		int ret = fscrypt_crypt_blocks(sbi, fi, pos, p, p, n, false);
+
+		if (ret)
+			return ret;
+		pos += n;
+	}
+	return 0;
+}
+
+static int read_run(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct fill_batch *b,
+		    uint64_t pos, uint32_t len, block_t pblk)
 {
 	struct iovec iov[MAX_IOV];
 	unsigned int cnt = 0;
@@ -442,6 +459,8 @@ static int read_run(struct f2fs_sb_info *sbi, struct fill_batch *b, uint64_t pos
 		if (cnt == MAX_IOV || blk == pos + len) {
 			ret = f2fs_dev_readv_blocks(&sbi->dev, iov, cnt,
 						    pblk + (first_blk - pos));
+			if (!ret && fscrypt_file_data(fi))
+				ret = decrypt_run(sbi, fi, b, first_blk, blk);
 			if (ret)
 				return ret;
 			cnt = 0;
@@ -507,7 +526,7 @@ static int fill_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, stru
 			zero_run(b, pos, map.len);
 			atomic_fetch_add(&sbi->ctr->hole_blocks, map.len);
 		} else {
-			ret = read_run(sbi, b, pos, map.len, map.pblk);
+			ret = read_run(sbi, fi, b, pos, map.len, map.pblk);
 			if (ret) {
 				ret = f2fs_error(sbi, EIO, "inode %u: data read at block %u failed: %s",
 						 fi->ino, map.pblk, strerror(-ret));
@@ -574,6 +593,9 @@ int f2fs_read_cluster(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, stru
 	uint8_t *cbuf;
 	int ret;
 
+	if (fscrypt_file_data(fi))
+		return f2fs_error(sbi, EOPNOTSUPP, "inode %u: compressed and encrypted: not "
+				  "supported yet", fi->ino);
 	ret = f2fs_get_dnode(sbi, fi, f->index, &dn);
 	if (ret)
 		return ret;
@@ -783,8 +805,12 @@ ssize_t f2fs_file_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, voi
 	if (off >= size || !len)
 		return 0;
 	len = MIN((uint64_t)len, size - off);
-	if (f2fs_is_encrypted(fi))
-		return -ENOKEY;
+	if (fscrypt_file_data(fi)) {
+		int err = fscrypt_prepare(sbi, fi);
+
+		if (err)
+			return err;
+	}
 	struct read_sink sk = { .buf = buf };
 	ssize_t ret = f2fs_is_inline_data(fi) ? read_inline(sbi, fi, buf, len, off)
 					      : read_folios(sbi, fi, &sk, len, off, NULL);
@@ -921,8 +947,11 @@ ssize_t f2fs_file_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	if (off >= size || !len)
 		return cb(arg, NULL, 0) ? -EIO : 0;
 	len = MIN((uint64_t)len, size - off);
-	if (f2fs_is_encrypted(fi))
-		return -ENOKEY;
+	if (fscrypt_file_data(fi)) {
+		ret = fscrypt_prepare(sbi, fi);
+		if (ret)
+			return ret;
+	}
 	if (!f2fs_is_inline_data(fi)) {
 		atomic_fetch_add(&sbi->ctr->read_calls, 1);
 		if (read_is_hole(sbi, fi, off, len, &first)) {

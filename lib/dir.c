@@ -232,8 +232,6 @@ int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const
 		return -ENOTDIR;
 	if (len > F2FS_NAME_LEN)
 		return -ENAMETOOLONG;
-	if (f2fs_is_encrypted(dir))
-		return -ENOKEY;
 	ret = f2fs_setup_filename(sbi, dir, name, len, &fn);
 	if (ret)
 		return ret;
@@ -246,7 +244,7 @@ int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const
 	 * directory found to hold only names hashed as we hash them is
 	 * remembered (names added later are ours) and not searched again.
 	 */
-	if (ret == -ENOENT && fn.casefold && f2fs_casefold_linear_fallback(sbi) &&
+	if (ret == -ENOENT && fn.casefold && !fn.encrypted && f2fs_casefold_linear_fallback(sbi) &&
 	    !atomic_load(&dir->cf_hashes_ok)) {
 		bool ok = true;
 
@@ -268,10 +266,29 @@ int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const
 #define POS_SLOT(pos)	((unsigned int)((pos) & 0xffff))
 #define MAKE_POS(b, s)	(((uint64_t)(b) << 16) | (s))
 
+/* An encrypted directory's entry as readdir shows it: plaintext, or the no-key name. */
+static int emit_encrypted(struct f2fs_sb_info *sbi, struct f2fs_inode_info *edir,
+			  const struct f2fs_dir_entry *de, const uint8_t *name, size_t nlen,
+			  uf2fs_filldir_t fill, void *arg, uint64_t pos, bool *stop)
+{
+	char out[FSCRYPT_NOKEY_NAME_MAX_ENCODED + 4];
+	size_t olen;
+	int ret = fscrypt_fname_disk_to_usr(sbi, edir, le32(de->hash_code), name, nlen, out,
+					    &olen);
+
+	if (ret)
+		return ret;
+	*stop = fill(arg, out, olen, le32(de->ino), f2fs_ftype_to_dtype(de->file_type), pos);
+	return 0;
+}
+
 static int emit_dentries(struct f2fs_sb_info *sbi, const struct f2fs_dentry_ptr *d,
 			 uint64_t blk_index, unsigned int start, const char *where,
-			 uint32_t where_blk, nid_t dir, uf2fs_filldir_t fill, void *arg, bool *stop)
+			 uint32_t where_blk, struct f2fs_inode_info *dfi, uf2fs_filldir_t fill,
+			 void *arg, bool *stop)
 {
+	struct f2fs_inode_info *edir = f2fs_is_encrypted(dfi) ? dfi : NULL;
+	nid_t dir = dfi->ino;
 	unsigned int bit = start;
 
 	while (bit < d->max) {
@@ -292,6 +309,14 @@ static int emit_dentries(struct f2fs_sb_info *sbi, const struct f2fs_dentry_ptr 
 			return ret;
 		unsigned int next = bit + GET_DENTRY_SLOTS(nlen);
 
+		if (edir) {
+			ret = emit_encrypted(sbi, edir, de, d->filename[bit], nlen, fill, arg,
+					     MAKE_POS(blk_index, next + 1), stop);
+			if (ret || *stop)
+				return ret;
+			bit = next;
+			continue;
+		}
 		if (fill(arg, (const char *)d->filename[bit], nlen, le32(de->ino),
 			 f2fs_ftype_to_dtype(de->file_type), MAKE_POS(blk_index, next + 1))) {
 			*stop = true;
@@ -311,8 +336,6 @@ int f2fs_readdir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, uint64_t
 
 	if (!S_ISDIR(dir->mode))
 		return -ENOTDIR;
-	if (f2fs_is_encrypted(dir))
-		return -ENOKEY;
 	if (f2fs_is_inline_dentry(dir)) {
 		struct folio *f = f2fs_get_inode_folio(sbi, dir->ino);
 		struct f2fs_dentry_ptr d;
@@ -322,7 +345,7 @@ int f2fs_readdir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, uint64_t
 		dentry_ptr_inline(&d, dir, folio_node(f));
 		if (POS_BLOCK(pos) == 0)
 			ret = emit_dentries(sbi, &d, 0, slot, "inline dentry of inode", dir->ino,
-					    dir->ino, fill, arg, &stop);
+					    dir, fill, arg, &stop);
 		folio_put(sbi, f);
 		return ret;
 	}
@@ -355,7 +378,7 @@ int f2fs_readdir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, uint64_t
 		if (IS_ERR(f))
 			return PTR_ERR(f);
 		dentry_ptr_block(&d, (const struct f2fs_dentry_block *)folio_block_ptr(f, b));
-		ret = emit_dentries(sbi, &d, b, slot, "dentry block", map.pblk, dir->ino, fill,
+		ret = emit_dentries(sbi, &d, b, slot, "dentry block", map.pblk, dir, fill,
 				    arg, &stop);
 		folio_put(sbi, f);
 		if (ret)
@@ -559,7 +582,12 @@ int f2fs_add_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const c
 	ret = f2fs_setup_filename(sbi, dir, name, len, &fn);
 	if (ret)
 		return ret;
+	if (fn.nokey)
+		return -ENOKEY;
 	hash = fn.hash;
+	/* an encrypted directory stores the ciphertext */
+	name = (const char *)fn.name;
+	len = fn.len;
 
 	if (f2fs_is_inline_dentry(dir)) {
 		ret = add_inline(sbi, dir, name, len, hash, ino, ftype);

@@ -27,6 +27,7 @@
 
 #include "uf2fs/format.h"
 #include "uf2fs/uf2fs.h"
+#include "crypto.h"
 
 #define le16(x) ((uint16_t)(x))
 #define le32(x) ((uint32_t)(x))
@@ -490,6 +491,7 @@ struct f2fs_sb_info {
 	struct uf2fs_counters *ctr;
 	char last_error[256];
 	pthread_mutex_t err_lock;
+	struct fscrypt_keyring *keyring;	/* fscrypt master keys (crypto.c) */
 };
 
 static inline bool f2fs_has_feature(const struct f2fs_sb_info *sbi, uint32_t f)
@@ -610,6 +612,7 @@ struct f2fs_inode_info {
 	uint64_t ns_changed_at;		/* cp_ver + 1 when a name or xattr changed since it */
 	/* casefolded directory: every entry's hash is the one uf2fs computes (dir.c) */
 	atomic_bool cf_hashes_ok;
+	struct fscrypt_info *ci;	/* encryption key and policy (crypto.c), or NULL */
 	/* atomic write (F2FS_IOC_START_ATOMIC_WRITE): data stays in memory until commit */
 	bool atomic;
 	uint64_t atomic_size;
@@ -793,7 +796,14 @@ struct f2fs_filename {
 	uint32_t hash;
 	bool casefold;			/* the directory folds names */
 	bool linear;			/* casefolded, encoding unknown: exact, every block */
+	/* encrypted directory (crypto.c): name/len are then the on-disk ciphertext */
+	bool encrypted, nokey, nokey_digest;
+	const uint8_t *usr;		/* the name as given */
+	size_t usr_len;
+	struct f2fs_sb_info *sbi;
+	struct f2fs_inode_info *dir;
 	uint8_t cf_buf[F2FS_NAME_LEN];
+	uint8_t crypt_buf[F2FS_NAME_LEN + 1];	/* ciphertext, or the decoded no-key name */
 };
 
 /* -EINVAL for a name that is not valid UTF-8 in a strict-mode casefolded directory */
@@ -951,6 +961,14 @@ int f2fs_init_acl(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		  const struct f2fs_new_acl *na);
 void f2fs_new_acl_free(struct f2fs_new_acl *na);
 int f2fs_acl_chmod(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+/* Internal xattrs by index and stored name (xattr.c); the fscrypt context (xattr_io.c). */
+ssize_t f2fs_xattr_get_index(const void *buf, size_t len, unsigned int index, const char *name,
+			     void *value, size_t size);
+int f2fs_xattr_set_index(uint8_t *buf, size_t inline_size, size_t total_size,
+			 unsigned int index, const char *name, const void *value, size_t size,
+			 int flags, struct f2fs_xattr_update *up);
+int f2fs_set_crypt_context(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			   const void *ctx, size_t len);
 /* Read the xattr area of an inode into a malloc'd buffer (xattr.c). */
 int f2fs_read_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint8_t **buf,
 			 size_t *len);

@@ -279,6 +279,18 @@ ssize_t uf2fs_read_iov(struct uf2fs *fs, uint32_t ino, size_t len, uint64_t off,
 	return ret;
 }
 
+/* The stored struct fscrypt_symlink_data, decrypted (or its no-key form). */
+static ssize_t read_encrypted_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+				  char *buf, size_t size)
+{
+	uint8_t raw[F2FS_BLKSIZE];
+	ssize_t n = f2fs_file_read(sbi, fi, raw, fi->size, 0);
+
+	if (n < 0)
+		return n;
+	return fscrypt_symlink_to_usr(sbi, fi, raw, n, buf, size);
+}
+
 ssize_t uf2fs_readlink(struct uf2fs *fs, uint32_t ino, char *buf, size_t size)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
@@ -295,6 +307,9 @@ ssize_t uf2fs_readlink(struct uf2fs *fs, uint32_t ino, char *buf, size_t size)
 	} else if (fi->size >= F2FS_BLKSIZE) {
 		ret = f2fs_error(sbi, EFSCORRUPTED, "symlink inode %u: target length %llu",
 				 fi->ino, (unsigned long long)fi->size);
+		f2fs_iput(sbi, fi);
+	} else if (f2fs_is_encrypted(fi)) {
+		ret = read_encrypted_link(sbi, fi, buf, size);
 		f2fs_iput(sbi, fi);
 	} else {
 		ret = f2fs_file_read(sbi, fi, buf, MIN(size, (size_t)fi->size), 0);

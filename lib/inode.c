@@ -251,6 +251,7 @@ static struct f2fs_inode_info *load_inode(struct f2fs_sb_info *sbi, nid_t ino)
 
 static void free_inode(struct f2fs_inode_info *fi)
 {
+	fscrypt_put_info(fi);
 	f2fs_extent_tree_destroy(fi);
 	pthread_mutex_destroy(&fi->i_lock);
 	pthread_rwlock_destroy(&fi->i_rwsem);

@@ -346,6 +346,7 @@ static int check_writable(struct f2fs_sb_info *sbi)
 static void sbi_free(struct f2fs_sb_info *sbi)
 {
 	f2fs_icache_destroy(sbi);
+	fscrypt_keyring_destroy(sbi);	/* after the inodes, which point into it */
 	f2fs_destroy_node_manager(sbi);
 	f2fs_destroy_segment_manager(sbi);
 	folio_cache_destroy(sbi);
@@ -450,6 +451,13 @@ int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out)
 	if (!sbi->ctr) {
 		sbi_free(sbi);
 		return -ENOMEM;
+	}
+	ret = fscrypt_keyring_init(sbi);
+	if (!ret && opts->keyfile)
+		ret = fscrypt_load_keyfile(sbi, opts->keyfile);
+	if (ret) {
+		sbi_free(sbi);
+		return ret;
 	}
 	ret = f2fs_dev_open(&sbi->dev, &sbi->opts);
 	if (ret) {

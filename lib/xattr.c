@@ -344,6 +344,21 @@ ssize_t f2fs_xattr_get(const void *buf, size_t len, const char *name, void *valu
 	return (ssize_t)e.value_len;
 }
 
+/* An internal xattr by index and stored name (the fscrypt context: 9, "c"). */
+ssize_t f2fs_xattr_get_index(const void *buf, size_t len, unsigned int index, const char *name,
+			     void *value, size_t size)
+{
+	struct xattr_ent e;
+	int ret = xattr_find(buf, len, index, name, strlen(name), &e);
+
+	if (ret <= 0)
+		return ret ? ret : -ENODATA;
+	if (size < e.value_len)
+		return -ERANGE;
+	memcpy(value, e.value, e.value_len);
+	return (ssize_t)e.value_len;
+}
+
 ssize_t f2fs_xattr_list(const void *buf, size_t len, char *list, size_t size)
 {
 	struct xattr_iter it;
@@ -872,4 +887,12 @@ int f2fs_xattr_set(uint8_t *buf, size_t inline_size, size_t total_size, uint16_t
 	/* __vfs_removexattr passes XATTR_REPLACE: removing an absent name is -ENODATA. */
 	return xattr_store(buf, inline_size, total_size, index, suffix, suffix_len, value, size,
 			   remove, remove ? XATTR_REPLACE : flags, up);
+}
+
+int f2fs_xattr_set_index(uint8_t *buf, size_t inline_size, size_t total_size,
+			 unsigned int index, const char *name, const void *value, size_t size,
+			 int flags, struct f2fs_xattr_update *up)
+{
+	return xattr_store(buf, inline_size, total_size, index, name, strlen(name), value, size,
+			   false, flags, up);
 }

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include "f2fs.h"
 
@@ -192,6 +193,27 @@ static int update_xattr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, co
 		up.mode &= ~S_ISGID;
 	if (!ret)
 		ret = commit_xattr_area(sbi, fi, buf, &up, creating);
+	free(buf);
+	return ret;
+}
+
+/* The fscrypt context of a new inode (index 9, "c"), as f2fs_set_context. */
+int f2fs_set_crypt_context(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			   const void *ctx, size_t len)
+{
+	unsigned int inline_size = inline_xattr_bytes(fi);
+	size_t total = inline_size + VALID_XATTR_BLOCK_SIZE;
+	struct f2fs_xattr_update up = { 0 };
+	uint8_t *buf;
+	int ret;
+
+	buf = read_xattr_area_full(sbi, fi, total, &ret);
+	if (!buf)
+		return ret;
+	ret = f2fs_xattr_set_index(buf, inline_size, total, F2FS_XATTR_INDEX_ENCRYPTION, "c",
+				   ctx, len, XATTR_CREATE, &up);
+	if (!ret)
+		ret = commit_xattr_area(sbi, fi, buf, &up, true);
 	free(buf);
 	return ret;
 }

@@ -80,6 +80,12 @@ struct uf2fs_options {
 	 * stored access ACL alone. The ACL xattrs stay readable and writable.
 	 */
 	bool noacl;
+	/*
+	 * fscrypt master keys, one a line: HEX (a v2 key) or DESCRIPTOR:HEX
+	 * (v1, 16 hex digits of descriptor); '#' comments. Refused when
+	 * readable by others. Without a key, encrypted trees show no-key names.
+	 */
+	const char *keyfile;
 	/* RAM backend only: the image bytes (copied) */
 	const void *ram_image;
 	size_t ram_size;
