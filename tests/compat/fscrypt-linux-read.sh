@@ -36,6 +36,9 @@
 # Env: BUILD, UF2FS, TOP (from make check); KEEP_TMP=1;
 #   FSCRYPT_BIG=1    more policies, a 300-entry directory and a 3 MiB file each
 #   FSCRYPT_TIMEOUT  seconds per guest boot (default 400)
+#   FSCRYPT_CACHE=DIR  keep Linux's images and lists from (a) in DIR and reuse
+#                    them on the next run with the same policies (to iterate
+#                    on uf2fs without the first boot)
 set -euo pipefail
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$TOP"
@@ -65,6 +68,7 @@ fscrypt_policy_table "$BIG" > "$TMP/names"
 $FL keys "$TMP/names" "$TMP/in/policies" "$TMP/keys" || fail "key derivation"
 cp tests/compat/fscrypt-tree.sh "$TMP/in/"
 K=$TMP/keys
+chmod 600 "$K"
 declare -A IMG=([plain]=$TMP/plain.img [cf]=$TMP/cf.img)
 truncate -s 256M "${IMG[plain]}" "${IMG[cf]}"
 "$MKFS_F2FS" -f -q -O encrypt "${IMG[plain]}" >/dev/null || fail "mkfs.f2fs -O encrypt"
@@ -92,6 +96,14 @@ guest() {
 
 # ------------------------------------------------------------------ (a)
 step "(a) Linux writes a tree under each policy"
+CACHE=${FSCRYPT_CACHE:-}
+if [ -n "$CACHE" ] && cmp -s "$CACHE/names" "$TMP/names" &&
+   cmp -s "$CACHE/fscrypt-tree.sh" tests/compat/fscrypt-tree.sh && [ -s "$CACHE/write.out" ]; then
+	log "reusing Linux's images from $CACHE"
+	cp --sparse=always "$CACHE/plain.img" "$CACHE/cf.img" "$TMP/"
+	cp "$CACHE/write.out" "$CACHE/write.console" "$TMP/"
+	mkdir -p "$TMP/write.d" && tar xf "$TMP/write.out" -C "$TMP/write.d"
+else
 echo "BIG=$BIG" > "$TMP/write.sh"
 cat >> "$TMP/write.sh" <<'GUEST_WRITE'
 . /in/fscrypt-tree.sh
@@ -156,6 +168,12 @@ tar cf - -C $O . | dd of=/dev/vdb bs=65536 conv=fsync 2>/dev/null
 exit $rc
 GUEST_WRITE
 guest write "$TMP/write.sh"
+if [ -n "$CACHE" ]; then
+	mkdir -p "$CACHE"
+	cp --sparse=always "${IMG[plain]}" "${IMG[cf]}" "$TMP/write.out" "$TMP/write.console" \
+		"$TMP/names" "$CACHE/" && cp tests/compat/fscrypt-tree.sh "$CACHE/"
+fi
+fi
 G=$TMP/write.d
 grep '^UNSUPPORTED' "$TMP/write.console" >&2 || true
 for i in plain cf; do

@@ -59,6 +59,7 @@ fscrypt_policy_table "$BIG" > "$TMP/names"
 $FL keys "$TMP/names" "$TMP/in/policies" "$TMP/keys" || fail "key derivation"
 cp tests/compat/fscrypt-tree.sh "$TMP/in/"
 K=$TMP/keys
+chmod 600 "$K"
 declare -A IMG=([plain]=$TMP/plain.img [cf]=$TMP/cf.img)
 truncate -s 256M "${IMG[plain]}" "${IMG[cf]}"
 "$MKFS_F2FS" -f -q -O encrypt "${IMG[plain]}" >/dev/null || fail "mkfs.f2fs -O encrypt"
