@@ -31,6 +31,7 @@ int cmd_stats(int argc, char **argv);
 int cmd_put(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
 int cmd_mkdir(int argc, char **argv);
+int cmd_fscrypt(int argc, char **argv);
 
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "uf2fs: PATH: strerror"; err is a negative or positive errno. */

@@ -29,6 +29,7 @@ static const struct cli_command cli_commands[] = {
 	{ "mkdir", cmd_mkdir, "make directories in an image" },
 	{ "rm",    cmd_rm,    "remove files or trees from an image" },
 	{ "stats", cmd_stats, "show cache and device counters of a live mount" },
+	{ "fscrypt", cmd_fscrypt, "fscrypt keys and policies on a live mount" },
 };
 
 #define CLI_NR_COMMANDS (sizeof(cli_commands) / sizeof(cli_commands[0]))

@@ -333,6 +333,9 @@ void fuse_op_ioctl(fuse_req_t req, fuse_ino_t ino, unsigned int cmd, void *arg,
 	case (unsigned int)UF2FS_IOC_GET_STATS:
 		fuse_ioctl_get_stats(req, out_bufsz);
 		break;
+	case (unsigned int)UF2FS_IOC_FSCRYPT:
+		fuse_ioctl_fscrypt(req, ino, in_buf, in_bufsz, out_bufsz);
+		break;
 	default:
 		if (!fuse_ioctl_f2fs(req, ino, f2fs_ino, cmd, arg, in_buf, in_bufsz, out_bufsz))
 			fuse_reply_err(req, ENOTTY);

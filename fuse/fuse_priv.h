@@ -152,6 +152,9 @@ static inline void fuse_uf2fs_inval_attr(struct fuse_uf2fs *u, fuse_ino_t ino)
 		fuse_lowlevel_notify_inval_inode(u->se, ino, -1, 0);
 }
 
+/* UF2FS_IOC_FSCRYPT (fuse_fscrypt.c): keys and policies for `uf2fs fscrypt`. */
+void fuse_ioctl_fscrypt(fuse_req_t req, fuse_ino_t ino, const void *in_buf, size_t in_bufsz,
+			size_t out_bufsz);
 /* The length of a name from the kernel, or -ENAMETOOLONG past f2fs's limit. */
 int fuse_uf2fs_name_len(const char *name, size_t *len);
 /* How open and create set up a file: who caches, whether close sends FLUSH. */

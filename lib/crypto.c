@@ -1059,3 +1059,58 @@ int fscrypt_inherit_context(struct f2fs_sb_info *sbi, struct f2fs_inode_info *di
 	f2fs_mark_inode_dirty(sbi, fi);
 	return 0;
 }
+
+static bool same_policy(const struct fscrypt_pol *a, const struct fscrypt_pol *b)
+{
+	return a->version == b->version && a->contents_mode == b->contents_mode &&
+	       a->filenames_mode == b->filenames_mode && a->flags == b->flags &&
+	       a->log2_data_unit_size == b->log2_data_unit_size &&
+	       !memcmp(a->key_spec, b->key_spec, spec_size(a->version));
+}
+
+int fscrypt_may_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		     struct f2fs_inode_info *fi)
+{
+	struct fscrypt_pol pd, pf;
+	uint8_t nonce[FSCRYPT_FILE_NONCE_SIZE];
+	int ret;
+
+	if (!f2fs_is_encrypted(dir))
+		return 0;
+	ret = fscrypt_prepare(sbi, dir);
+	if (ret)
+		return ret;
+	if (!f2fs_is_encrypted(fi))
+		return -EXDEV;
+	ret = fscrypt_get_policy(sbi, dir, &pd, nonce);
+	if (!ret)
+		ret = fscrypt_get_policy(sbi, fi, &pf, nonce);
+	if (ret)
+		return ret == -ENODATA || ret == -EINVAL ? -EFSCORRUPTED : ret;
+	return same_policy(&pd, &pf) ? 0 : -EXDEV;
+}
+
+int fscrypt_key_users(struct f2fs_sb_info *sbi, const uint8_t *spec, size_t spec_len,
+		      uint32_t **inos, size_t *n)
+{
+	struct fscrypt_keyring *kr = sbi->keyring;
+	int version = spec_len == FSCRYPT_KEY_DESCRIPTOR_SIZE ? 1 : 2;
+	struct fscrypt_master_key *mk;
+	size_t cnt = 0, i = 0;
+	uint32_t *v;
+
+	pthread_rwlock_rdlock(&kr->lock);
+	mk = find_key(kr, version, spec);
+	for (struct fscrypt_info *ci = mk ? mk->users : NULL; ci; ci = ci->next_user)
+		cnt++;
+	v = malloc((cnt + 1) * sizeof(*v));
+	for (struct fscrypt_info *ci = mk ? mk->users : NULL; v && ci; ci = ci->next_user)
+		v[i++] = ci->ino;
+	pthread_rwlock_unlock(&kr->lock);
+	if (!v)
+		return -ENOMEM;
+	*inos = v;
+	*n = i;
+	return 0;
+}
+

@@ -102,6 +102,9 @@ int fscrypt_add_key(struct f2fs_sb_info *sbi, const uint8_t *key, size_t len,
 		    const uint8_t *desc, uint8_t id[FSCRYPT_KEY_IDENTIFIER_SIZE]);
 int fscrypt_remove_key(struct f2fs_sb_info *sbi, const uint8_t *spec, size_t spec_len);
 bool fscrypt_has_key(struct f2fs_sb_info *sbi, const uint8_t *spec, size_t spec_len);
+/* The inode numbers whose info uses the key now (malloc'd). */
+int fscrypt_key_users(struct f2fs_sb_info *sbi, const uint8_t *spec, size_t spec_len,
+		      uint32_t **inos, size_t *n);
 
 /* /// Per-inode /// */
 /*
@@ -137,5 +140,12 @@ ssize_t fscrypt_encrypt_symlink(struct f2fs_sb_info *sbi, struct f2fs_inode_info
 /* Give a new inode under dir the parent's policy (fresh nonce) in its context. */
 int fscrypt_inherit_context(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
 			    struct f2fs_inode_info *fi);
+
+/*
+ * fscrypt_prepare_link's rule: into an encrypted directory only with its key
+ * (-ENOKEY) and only an inode of the same policy (-EXDEV).
+ */
+int fscrypt_may_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		     struct f2fs_inode_info *fi);
 
 #endif /* UF2FS_CRYPTO_H */

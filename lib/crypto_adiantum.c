@@ -261,12 +261,13 @@ static int adiantum_hash(struct wide_state *w, const uint8_t header_hash[16],
 int adiantum_crypt(struct wide_state *w, const uint8_t iv[32], const uint8_t *in,
 		   uint8_t *out, size_t len, bool enc)
 {
-	size_t bulk = len - 16;
 	uint8_t header[48] = { 0 }, hh[16], h[16], r[16], nonce[24] = { 0 };
+	size_t bulk;
 	int err;
 
 	if (len < 16)
 		return -EINVAL;
+	bulk = len - 16;
 	put_le64(header, (uint64_t)bulk * 8);
 	memcpy(header + 16, iv, 32);
 	err = crypt_poly1305(w->sec + ADI_HEADER, header, sizeof(header), hh);

@@ -131,9 +131,11 @@ static void *locked_pages(size_t len)
 		munmap(p, len);
 		return NULL;
 	}
-	/* Keep keys out of core dumps and out of a fork()ed child. */
+	/*
+	 * Keep keys out of core dumps. Not MADV_DONTFORK: a daemon that forks
+	 * after adding a key (fuse_daemonize) must keep it in the child.
+	 */
 	madvise(p, len, MADV_DONTDUMP);
-	madvise(p, len, MADV_DONTFORK);
 	return p;
 }
 
@@ -396,6 +398,13 @@ int fscrypt_cipher_new(struct fscrypt_cipher **out, int mode, const uint8_t *key
 	*out = NULL;
 	if (!mi || !key || key_len != mi->key_size)
 		return -EINVAL;
+	/*
+	 * fscrypt asks for CRYPTO_TFM_REQ_FORBID_WEAK_KEYS, so Linux's xts
+	 * refuses a key whose halves are equal; so does this (OpenSSL would
+	 * only refuse to encrypt with it).
+	 */
+	if (mode == FSCRYPT_MODE_AES_256_XTS && !CRYPTO_memcmp(key, key + 32, 32))
+		return -EINVAL;
 	err = algs_ready();
 	if (err)
 		return err;
@@ -601,6 +610,10 @@ uint64_t fscrypt_siphash(const uint8_t key[16], const void *data, size_t len)
 	 * OpenSSL fails here only when out of memory, and a wrong hash would
 	 * put a name in the wrong bucket, so stop instead.
 	 */
+	if (!data && len) {
+		fprintf(stderr, "uf2fs: SipHash of %zu bytes at NULL\n", len);
+		abort();
+	}
 	if (algs_ready() || mac_oneshot(algs.siphash, key, 16, 8, data ? data : "", len, h)) {
 		fprintf(stderr, "uf2fs: SipHash failed in OpenSSL\n");
 		abort();

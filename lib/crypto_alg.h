@@ -41,6 +41,11 @@ int fscrypt_mode_from_name(const char *name);
  */
 struct fscrypt_cipher;
 
+/*
+ * -EINVAL for an unknown mode, a key_len other than the mode's, or (as
+ * Linux, which fscrypt asks to refuse weak keys) an AES-256-XTS key whose
+ * two halves are equal; -ENOMEM when no locked memory is left.
+ */
 int fscrypt_cipher_new(struct fscrypt_cipher **out, int mode, const uint8_t *key,
 		       size_t key_len);
 void fscrypt_cipher_free(struct fscrypt_cipher *c);
@@ -76,7 +81,11 @@ int fscrypt_aes128_ecb_encrypt(const uint8_t key[16], const uint8_t *in, uint8_t
 			       size_t len);
 int fscrypt_sha256(const void *data, size_t len, uint8_t out[32]);
 int fscrypt_sha512(const void *data, size_t len, uint8_t out[64]);
-/* SipHash-2-4 with a 128-bit key, as the kernel's siphash(). */
+/*
+ * SipHash-2-4 with a 128-bit key, as the kernel's siphash(): key is the 16
+ * bytes of a siphash_key_t as they lie in a little-endian machine's memory
+ * (k0 = the first 8, little-endian), and the result is the kernel's u64.
+ */
 uint64_t fscrypt_siphash(const uint8_t key[16], const void *data, size_t len);
 
 /* Secret memory: mlock()ed, wiped on free. NULL on failure. */

@@ -586,7 +586,19 @@ struct f2fs_inode_info *f2fs_new_inode(struct f2fs_sb_info *sbi, struct f2fs_ino
 	}
 	ri->i_generation = new_generation();
 	ri->i_flags = dir ? inherited_flags(dir, mode) : 0;
-	f2fs_compress_new_inode(sbi, dir, ri, name, len);
+	if (dir && f2fs_is_encrypted(dir)) {
+		/*
+		 * The policy comes with the context (fscrypt_inherit_context);
+		 * i_name holds the encrypted name; a file's data is never inline
+		 * (f2fs_post_read_required), and it is not compressed: reading
+		 * compressed encrypted clusters is not supported yet.
+		 */
+		ri->i_advise |= FADVISE_ENCRYPT_BIT | FADVISE_ENC_NAME_BIT;
+		if (S_ISREG(mode))
+			ri->i_inline &= ~F2FS_INLINE_DATA;
+	} else {
+		f2fs_compress_new_inode(sbi, dir, ri, name, len);
+	}
 	fi = calloc(1, sizeof(*fi));
 	if (!fi) {
 		folio_clear_dirty(sbi, f);

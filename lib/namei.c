@@ -107,6 +107,18 @@ static void encode_rdev(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, ui
 	folio_put(sbi, f);
 }
 
+/* struct fscrypt_symlink_data (le16 length, ciphertext) as the symlink's data. */
+static int write_encrypted_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+				const char *target)
+{
+	uint8_t buf[F2FS_BLKSIZE];
+	ssize_t n = fscrypt_encrypt_symlink(sbi, fi, target, strlen(target), buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	return f2fs_file_write(sbi, fi, buf, n, 0) < 0 ? -ENOSPC : 0;
+}
+
 static int do_create(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char *name,
 		     size_t len, const struct uf2fs_create_args *args, uint32_t *out)
 {
@@ -115,6 +127,9 @@ static int do_create(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char *nam
 	/* symlinks are 0777, as on Linux, whatever the caller says */
 	uint32_t mode = S_ISLNK(args->mode) ? S_IFLNK | 0777 : args->mode & (S_IFMT | 07777);
 	uint32_t gid = args->gid;
+	struct f2fs_filename efn;
+	const char *iname = name;	/* i_name: the encrypted name in an encrypted dir */
+	size_t ilen = len;
 	unsigned int ftype;
 	nid_t existing;
 	int ret;
@@ -144,6 +159,16 @@ static int do_create(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char *nam
 	ret = may_add(dir);
 	if (!ret)
 		ret = f2fs_check_space(sbi, 2);
+	/* an encrypted directory takes new names only with its key */
+	if (!ret && f2fs_is_encrypted(dir)) {
+		ret = fscrypt_prepare(sbi, dir);
+		if (!ret)
+			ret = f2fs_setup_filename(sbi, dir, name, len, &efn);
+		if (!ret) {
+			iname = (const char *)efn.name;
+			ilen = efn.len;
+		}
+	}
 	if (ret)
 		goto unlock;
 	/* BSD group semantics in setgid directories, as Linux applies them */
@@ -156,18 +181,25 @@ static int do_create(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char *nam
 	ret = f2fs_acl_create(sbi, dir, &mode, args->umask, &na);
 	if (ret)
 		goto unlock;
-	fi = f2fs_new_inode(sbi, dir, mode, args->uid, gid, name, len);
+	fi = f2fs_new_inode(sbi, dir, mode, args->uid, gid, iname, ilen);
 	if (IS_ERR(fi)) {
 		ret = PTR_ERR(fi);
 		goto unlock;
 	}
 	ret = f2fs_init_acl(sbi, fi, &na);
+	if (!ret && f2fs_is_encrypted(dir)) {
+		ret = fscrypt_inherit_context(sbi, dir, fi);
+		/* roll-forward cannot re-add an encrypted name: fsync checkpoints */
+		f2fs_mark_need_cp(sbi, fi);
+	}
 	if (ret)
 		;
 	else if (S_ISDIR(mode))
 		ret = f2fs_make_empty_dir(sbi, fi, dir->ino);
 	else if (S_ISCHR(mode) || S_ISBLK(mode) || S_ISFIFO(mode) || S_ISSOCK(mode))
 		encode_rdev(sbi, fi, args->rdev);
+	else if (S_ISLNK(mode) && f2fs_is_encrypted(fi))
+		ret = write_encrypted_link(sbi, fi, args->target);
 	else if (S_ISLNK(mode))
 		ret = f2fs_file_write(sbi, fi, args->target, strlen(args->target), 0) < 0 ?
 		      -ENOSPC : 0;
@@ -272,7 +304,7 @@ static int do_link(struct uf2fs *fs, uint32_t ino, uint32_t newdir, const char *
 		ret = -ENOENT;
 	else if (fi->nlink >= 0xffffffffu)
 		ret = -EMLINK;
-	else
+	else if (!(ret = fscrypt_may_link(sbi, dir, fi)))
 		ret = f2fs_add_link(sbi, dir, name, len, fi->ino, fi->mode);
 	if (!ret) {
 		fi->nlink++;
@@ -407,12 +439,25 @@ static int reparent(struct f2fs_sb_info *sbi, struct f2fs_inode_info *child,
 	return 0;
 }
 
-/* The renamed inode records its new parent and name, for roll-forward recovery. */
-static void set_inode_name(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, nid_t pino,
-			   const char *name, size_t len)
+/*
+ * The renamed inode records its new parent and name, for roll-forward
+ * recovery: in an encrypted directory the encrypted name (FADVISE_ENC_NAME).
+ */
+static void set_inode_name(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			   struct f2fs_inode_info *dir, const char *name, size_t len)
 {
-	struct folio *f = f2fs_get_inode_folio(sbi, fi->ino);
+	nid_t pino = dir->ino;
+	struct f2fs_filename fn;
+	struct folio *f;
 
+	fi->i_advise &= ~FADVISE_ENC_NAME_BIT;
+	if (f2fs_is_encrypted(dir) && !f2fs_setup_filename(sbi, dir, name, len, &fn) &&
+	    !fn.nokey) {
+		name = (const char *)fn.name;
+		len = fn.len;
+		fi->i_advise |= FADVISE_ENC_NAME_BIT;
+	}
+	f = f2fs_get_inode_folio(sbi, fi->ino);
 	if (IS_ERR(f))
 		return;
 	folio_node(f)->i.i_pino = pino;
@@ -464,8 +509,8 @@ static int rename_exchange(struct f2fs_sb_info *sbi, struct rename_ctx *c)
 	if (!ret)
 		ret = reparent(sbi, c->dst, c->ndir, c->odir);
 	if (!ret) {
-		set_inode_name(sbi, c->src, c->ndir->ino, c->nname, c->nlen);
-		set_inode_name(sbi, c->dst, c->odir->ino, c->oname, c->olen);
+		set_inode_name(sbi, c->src, c->ndir, c->nname, c->nlen);
+		set_inode_name(sbi, c->dst, c->odir, c->oname, c->olen);
 	}
 	return ret;
 }
@@ -497,7 +542,7 @@ static int rename_move(struct f2fs_sb_info *sbi, struct rename_ctx *c)
 	if (!ret)
 		ret = reparent(sbi, c->src, c->odir, c->ndir);
 	if (!ret)
-		set_inode_name(sbi, c->src, c->ndir->ino, c->nname, c->nlen);
+		set_inode_name(sbi, c->src, c->ndir, c->nname, c->nlen);
 	return ret;
 }
 
@@ -553,6 +598,15 @@ static int do_rename(struct uf2fs *fs, uint32_t olddir, const char *oldname, siz
 		ret = c.dst ? may_delete(c.ndir, c.dst) : may_add(c.ndir);
 	if (!ret && (flags & RENAME_EXCHANGE))
 		ret = may_add(c.odir);
+	if (ret)
+		goto put_inodes;
+	/* fscrypt_prepare_rename: keys of both directories, policies that match */
+	if (!ret && f2fs_is_encrypted(c.odir))
+		ret = fscrypt_prepare(sbi, c.odir);
+	if (!ret)
+		ret = fscrypt_may_link(sbi, c.ndir, c.src);
+	if (!ret && (flags & RENAME_EXCHANGE))
+		ret = fscrypt_may_link(sbi, c.odir, c.dst);
 	if (ret)
 		goto put_inodes;
 	if ((S_ISDIR(c.src->mode) && is_ancestor(sbi, c.src->ino, c.ndir->ino)) ||

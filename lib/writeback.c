@@ -390,6 +390,13 @@ struct wb_ctx {
 	 * array has room for one run a block, so queueing never fails.
 	 */
 	bool defer;
+	/*
+	 * An encrypted file (folio writeback): each block is encrypted into
+	 * the slot of this bounce buffer that matches its place in the run,
+	 * so the folio keeps the plaintext and the run stays one request.
+	 */
+	struct f2fs_inode_info *crypt_fi;
+	uint8_t *bounce;		/* MAX_WB_IOV blocks */
 	struct wt_run {
 		block_t start;
 		uint32_t cnt;
@@ -424,11 +431,31 @@ static void wb_note_extent(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	c->ext_len = 1;
 }
 
+/* The ciphertext of file block lblk into the bounce slot of its place in the run. */
+static int wb_add_encrypted(struct f2fs_sb_info *sbi, struct wb_ctx *c, const uint8_t *buf,
+			    uint64_t lblk, block_t blk)
+{
+	struct wb_run *r = &c->r;
+	uint8_t *slot;
+	int ret = 0;
+
+	if (r->cnt && (r->cnt == MAX_WB_IOV || blk != r->start + r->cnt))
+		ret = wb_flush(sbi, r);
+	if (ret)
+		return ret;
+	slot = c->bounce + ((size_t)r->cnt << F2FS_BLKSIZE_BITS);
+	ret = fscrypt_crypt_blocks(sbi, c->crypt_fi, lblk, buf, slot, 1, true);
+	return ret ? ret : wb_add(sbi, r, slot, blk);
+}
+
 /* Gather a block: into the run being built, or, deferred, into the list of runs. */
-static int wb_queue(struct f2fs_sb_info *sbi, struct wb_ctx *c, void *buf, block_t blk)
+static int wb_queue(struct f2fs_sb_info *sbi, struct wb_ctx *c, void *buf, uint64_t lblk,
+		    block_t blk)
 {
 	struct wt_run *r;
 
+	if (!c->defer && c->crypt_fi)
+		return wb_add_encrypted(sbi, c, buf, lblk, blk);
 	if (!c->defer)
 		return wb_add(sbi, &c->r, buf, blk);
 	r = c->nruns ? &c->runs[c->nruns - 1] : NULL;
@@ -471,13 +498,13 @@ static int wb_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct
 	old = cur.addrs[cur.ofs];
 	if (c->ipu && write_in_place(sbi, old)) {
 		c->ipu_blocks++;
-		return wb_queue(sbi, c, buf, old);
+		return wb_queue(sbi, c, buf, lblk, old);
 	}
 	ret = write_one_block(sbi, fi, &cur, lblk, &old);
 	if (ret)
 		return ret;
 	wb_note_extent(sbi, fi, c, lblk, old);
-	return wb_queue(sbi, c, buf, old);
+	return wb_queue(sbi, c, buf, lblk, old);
 }
 
 /* Send what is gathered and release the dnode; the writepages lock is still held. */
@@ -540,11 +567,19 @@ int f2fs_writeback_inode_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 		return ret;
 	}
 	c = calloc(1, sizeof(*c));
-	if (!c) {
+	if (c && fscrypt_file_data(fi)) {
+		c->crypt_fi = fi;
+		c->bounce = malloc((size_t)MAX_WB_IOV << F2FS_BLKSIZE_BITS);
+		ret = c->bounce ? fscrypt_prepare(sbi, fi) : -ENOMEM;
+	}
+	if (!c || ret) {
 		for (size_t i = 0; i < n; i++)
 			folio_put(sbi, v[i]);
 		free(v);
-		return -ENOMEM;
+		if (c)
+			free(c->bounce);
+		free(c);
+		return c ? ret : -ENOMEM;
 	}
 	if (flags & WB_DATASYNC)
 		need_ipu = true;
@@ -579,6 +614,7 @@ int f2fs_writeback_inode_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 			folio_put(sbi, v[i]);
 	}
 	free(v);
+	free(c->bounce);
 	free(c);
 	return ret;
 }
@@ -743,8 +779,11 @@ ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, co
 
 	if (!len)
 		return 0;
-	if (f2fs_is_encrypted(fi))
-		return -EOPNOTSUPP;
+	if (fscrypt_file_data(fi)) {
+		ret = fscrypt_prepare(sbi, fi);
+		if (ret)
+			return ret;
+	}
 	/* as the kernel: released blocks must be reserved again first */
 	if (f2fs_is_compressed(fi) && f2fs_compress_released(fi))
 		return -EPERM;
@@ -814,19 +853,30 @@ ssize_t f2fs_write_through(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 			   size_t len, uint64_t off)
 {
 	uint64_t first = off >> F2FS_BLKSIZE_BITS, nr = len >> F2FS_BLKSIZE_BITS, done = 0;
+	uint8_t *bounce = NULL;
 	struct wb_ctx *c;
 	int ret, wret = 0;
 
 	ret = f2fs_check_space(sbi, nr);
 	if (!ret)
 		ret = f2fs_convert_inline_inode(sbi, fi);
-	if (ret)
+	if (!ret && fscrypt_file_data(fi)) {
+		/* the ciphertext goes out from a copy: the caller's buffer stays as it is */
+		bounce = malloc(len);
+		ret = bounce ? fscrypt_crypt_blocks(sbi, fi, first, buf, bounce, nr, true) :
+		      -ENOMEM;
+		buf = bounce;
+	}
+	if (ret) {
+		free(bounce);
 		return ret;
+	}
 	c = calloc(1, sizeof(*c));
 	if (c)
 		c->runs = calloc(nr, sizeof(*c->runs));
 	if (!c || !c->runs) {
 		free(c);
+		free(bounce);
 		return -ENOMEM;
 	}
 	c->ipu = !must_update_outplace(sbi, fi, 0) && may_update_inplace(sbi, fi, false);
@@ -857,6 +907,7 @@ ssize_t f2fs_write_through(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	}
 	free(c->runs);
 	free(c);
+	free(bounce);
 	if (wret)
 		return wret;
 	atomic_fetch_add(&sbi->ctr->through_blocks, done);
@@ -879,7 +930,7 @@ bool f2fs_write_through_ok(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		return false;
 	/* an empty inline file converts without a folio (f2fs_write_through) */
 	if (fi->atomic || f2fs_is_compressed(fi) || (f2fs_is_inline_data(fi) && fi->size) ||
-	    f2fs_is_encrypted(fi))
+	    (f2fs_is_encrypted(fi) && (!fscrypt_file_data(fi) || fscrypt_prepare(sbi, fi))))
 		return false;
 	return !folio_range_cached(sbi, MAP_DATA, fi->ino, off >> F2FS_BLKSIZE_BITS,
 				   (off + len) >> F2FS_BLKSIZE_BITS);

@@ -320,6 +320,58 @@ unsigned int uf2fs_test_issue_discards(struct uf2fs *fs, unsigned int max_segs);
 typedef void (*uf2fs_discard_hook_t)(void *arg, uint32_t blk, uint64_t nr);
 void uf2fs_test_discard_hook(struct uf2fs *fs, uf2fs_discard_hook_t fn, void *arg);
 
+/* /// fscrypt (lib/crypto_api.c; docs/crypto.md) ///
+ * Keys are held by the mount, in mlock()ed memory wiped on removal. A key
+ * spec is a v2 identifier (16 bytes) or a v1 descriptor (8 bytes).
+ */
+struct uf2fs_fscrypt_policy {
+	uint8_t version;		/* 1 or 2 */
+	uint8_t contents_mode;		/* FSCRYPT_MODE_* numbers */
+	uint8_t filenames_mode;
+	uint8_t flags;			/* FSCRYPT_POLICY_FLAG(S)_* */
+	uint8_t log2_data_unit_size;	/* v2; 0: the block size */
+	uint8_t reserved[3];
+	uint8_t key_spec[16];		/* v1: descriptor in the first 8 bytes */
+};
+/* desc NULL: a v2 key, id gets its identifier; else a v1 key under desc (8 bytes). */
+int uf2fs_add_key(struct uf2fs *fs, const uint8_t *key, size_t len, const uint8_t *desc,
+		  uint8_t id[16]);
+/* -ENOKEY when absent. Writes dirty data first, as Linux syncs before removal. */
+int uf2fs_remove_key(struct uf2fs *fs, const uint8_t *spec, size_t spec_len);
+/* 1 present, 0 absent. */
+int uf2fs_key_status(struct uf2fs *fs, const uint8_t *spec, size_t spec_len);
+/* Inodes whose cached key info uses the key (malloc'd; for front-end caches). */
+int uf2fs_key_users(struct uf2fs *fs, const uint8_t *spec, size_t spec_len, uint32_t **inos,
+		    size_t *n);
+/* -ENODATA for an inode that is not encrypted. */
+int uf2fs_get_policy(struct uf2fs *fs, uint32_t ino, struct uf2fs_fscrypt_policy *p);
+/*
+ * An empty directory becomes encrypted (FS_IOC_SET_ENCRYPTION_POLICY): its
+ * key must be in the mount (-ENOKEY); -EEXIST with another policy already,
+ * -ENOTEMPTY, -ENOTDIR, -EINVAL for a policy Linux refuses, -EOPNOTSUPP
+ * without the encrypt feature.
+ */
+int uf2fs_set_policy(struct uf2fs *fs, uint32_t ino, const struct uf2fs_fscrypt_policy *p);
+
+/* The daemon's fscrypt ioctl (`uf2fs fscrypt`): one fixed-size payload, in and out. */
+enum {
+	UF2FS_FSCRYPT_ADD_KEY = 1,
+	UF2FS_FSCRYPT_REMOVE_KEY,
+	UF2FS_FSCRYPT_KEY_STATUS,
+	UF2FS_FSCRYPT_GET_POLICY,
+	UF2FS_FSCRYPT_SET_POLICY,
+};
+struct uf2fs_fscrypt_arg {
+	uint32_t op;			/* UF2FS_FSCRYPT_* */
+	int32_t result;			/* out: 0 / -errno; KEY_STATUS 1 present, 0 absent */
+	uint32_t key_size;		/* ADD_KEY: raw key bytes (16..64) */
+	uint32_t spec_size;		/* 8 (v1 descriptor) or 16 (v2 identifier) */
+	uint8_t key_spec[16];		/* in: ADD_KEY v1 descriptor, REMOVE/STATUS; out: id */
+	uint8_t key[64];		/* ADD_KEY: the raw key; wiped by both sides */
+	struct uf2fs_fscrypt_policy policy;
+};
+#define UF2FS_IOC_FSCRYPT	_IOWR('U', 0x10, struct uf2fs_fscrypt_arg)
+
 /* Private ioctl on the mount's root: the stats text. */
 #define UF2FS_IOC_STATS_SIZE	16000
 #define UF2FS_IOC_GET_STATS	_IOR('U', 1, char[UF2FS_IOC_STATS_SIZE])

@@ -1,0 +1,115 @@
+#!/bin/bash
+# fscrypt on a live mount and offline. On a fresh mkfs -O encrypt image:
+# `uf2fs fscrypt add_key` (the identifier must be the one Linux derives for
+# that key), set_policy on empty directories (v2 default, v2 IV_INO_LBLK_32
+# with padding 16, v1), a tree written through the mount (small, large,
+# sparse, long names, symlinks, subdirectories), read back through the
+# mount; remove_key on the live mount: the directory then lists no-key
+# names, contents and new names give ENOKEY, stat and unlink by no-key name
+# work; the key comes back. After unmount: fsck.f2fs clean, `uf2fs get -o
+# keyfile=` extracts the same tree, `uf2fs ls` without the key lists no-key
+# names, and a keyfile others can read is refused.
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+need_root
+need_fuse
+tmpdir_init fscrypt
+IMG=$TMP/enc.img MNT=$TMP/mnt SRC=$TMP/src OUT=$TMP/out
+KEY2=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f
+KEY1=f0e1d2c3b4a5968778695a4b3c2d1e0f0123456789abcdef0123456789abcdeffedcba9876543210fedcba98765432100f1e2d3c4b5a69788796a5b4c3d2e1f0
+DESC1=1122334455667788
+# what Linux's FS_IOC_ADD_ENCRYPTION_KEY returns for KEY2 (kernel 6.1)
+ID2=8699c2c53707405da5aba5ae4d8583c0
+DIRS="v2 v2l32 v1"
+
+unhex() { "$PY" -c "import sys; sys.stdout.buffer.write(bytes.fromhex('$1'))"; }
+
+# the source tree every encrypted directory gets
+mkdir -p "$SRC/sub/deeper"
+echo hello >"$SRC/small.txt"
+head -c 3000000 /dev/urandom >"$SRC/big.bin"
+head -c 5000 /dev/urandom >"$SRC/sub/odd.bin"
+truncate -s 1M "$SRC/sparse.bin"
+printf 'middle' | dd of="$SRC/sparse.bin" bs=1 seek=300000 conv=notrunc status=none
+echo inner >"$SRC/sub/deeper/f"
+ln -s small.txt "$SRC/link"
+ln -s "$(printf 'T%.0s' {1..300})" "$SRC/longlink"
+echo long >"$SRC/$(printf 'L%.0s' {1..200})"
+for i in $(seq 1 40); do echo "$i" >"$SRC/file_$i"; done
+
+mk_image "$IMG" 256M extra_attr,encrypt "" || fail "mkfs"
+mount_uf2fs "$IMG" "$MNT" rw || fail "mount"
+
+step "add_key, set_policy, get_policy"
+id=$(unhex $KEY2 | "$UF2FS" fscrypt add_key "$MNT") || fail "add_key"
+[ "$id" = "$ID2" ] || fail "add_key printed identifier $id, Linux derives $ID2"
+got=$(unhex $KEY1 | "$UF2FS" fscrypt add_key --descriptor=$DESC1 "$MNT") || fail "add_key v1"
+[ "$got" = "$DESC1" ] || fail "add_key v1 printed $got"
+[ "$("$UF2FS" fscrypt key_status $ID2 "$MNT")" = Present ] || fail "key_status after add"
+mkdir "$MNT/v2" "$MNT/v2l32" "$MNT/v1" "$MNT/full" "$MNT/nokeydir"
+echo x >"$MNT/full/f"
+"$UF2FS" fscrypt set_policy $ID2 "$MNT/v2" || fail "set_policy v2"
+"$UF2FS" fscrypt set_policy --iv-ino-lblk-32 --padding=16 $ID2 "$MNT/v2l32" ||
+	fail "set_policy lblk32"
+"$UF2FS" fscrypt set_policy $DESC1 "$MNT/v1" || fail "set_policy v1"
+"$UF2FS" fscrypt set_policy $ID2 "$MNT/full" 2>/dev/null && fail "set_policy on a non-empty dir"
+"$UF2FS" fscrypt set_policy ffffffffffffffffffffffffffffffff "$MNT/nokeydir" 2>/dev/null &&
+	fail "set_policy with a key the mount does not have"
+"$UF2FS" fscrypt get_policy "$MNT/v2l32" | grep -q "IV_INO_LBLK_32" || fail "get_policy flags"
+"$UF2FS" fscrypt get_policy "$MNT/v2" | grep -q "identifier: $ID2" || fail "get_policy key"
+"$UF2FS" fscrypt get_policy "$MNT/full" 2>/dev/null && fail "get_policy on a plain dir"
+
+step "write the tree, read it back through the mount"
+for d in $DIRS; do
+	cp -a "$SRC/." "$MNT/$d/" || fail "cp into $d"
+	"$UF2FS" fscrypt get_policy "$MNT/$d/sub/deeper/f" >/dev/null || fail "$d: not inherited"
+done
+sync
+for d in $DIRS; do
+	diff -r --no-dereference "$SRC" "$MNT/$d" || fail "$d differs through the mount"
+done
+
+step "remove_key on the live mount"
+"$UF2FS" fscrypt remove_key $ID2 "$MNT" || fail "remove_key"
+[ "$("$UF2FS" fscrypt key_status $ID2 "$MNT")" = Absent ] || fail "key_status after remove"
+ls "$MNT/v2" >"$TMP/nokey.list" || fail "listing without the key"
+grep -qx small.txt "$TMP/nokey.list" && fail "plaintext name listed after remove_key"
+[ "$(wc -l <"$TMP/nokey.list")" = "$(ls "$SRC" | wc -l)" ] || fail "no-key listing count"
+grep -qvE '^[A-Za-z0-9_-]+$' "$TMP/nokey.list" && fail "a no-key name is not base64url"
+cat "$MNT/v2/small.txt" 2>/dev/null && fail "plaintext path still opens"
+first=$(head -1 "$TMP/nokey.list")
+stat "$MNT/v2/$first" >/dev/null || fail "stat by no-key name"
+for n in $(cat "$TMP/nokey.list"); do
+	[ -f "$MNT/v2/$n" ] && [ ! -L "$MNT/v2/$n" ] || continue
+	cat "$MNT/v2/$n" >/dev/null 2>"$TMP/cat.err" && fail "read contents without the key"
+	grep -q "key not available" "$TMP/cat.err" || fail "read without key: $(cat "$TMP/cat.err")"
+	rm "$MNT/v2/$n" || fail "unlink by no-key name"
+	break
+done
+touch "$MNT/v2/new" 2>/dev/null && fail "create without the key"
+diff -r --no-dereference "$SRC" "$MNT/v1" || fail "v1 tree changed by removing the v2 key"
+unhex $KEY2 | "$UF2FS" fscrypt add_key "$MNT" >/dev/null || fail "add_key again"
+[ "$(ls "$MNT/v2" | wc -l)" = "$(( $(ls "$SRC" | wc -l) - 1 ))" ] || fail "names after re-add"
+ls "$MNT/v2" | grep -qx small.txt || fail "plaintext names are back"
+rm -f "$MNT"/v2/file_* && echo again >"$MNT/v2/file_1" || fail "writes after re-add"
+umount_uf2fs "$MNT" || fail "unmount"
+fsck_clean "$IMG" || fail "fsck after the encrypted tree"
+
+step "offline: get with the keyfile, ls without"
+KF=$TMP/keys
+{ echo "# uf2fs test keys"; echo $KEY2; echo; echo "$DESC1:$KEY1"; } >"$KF"
+chmod 644 "$KF"
+"$UF2FS" ls -o keyfile="$KF" "$IMG" / >/dev/null 2>"$TMP/kf.err" &&
+	fail "a world-readable keyfile was accepted"
+grep -q "readable by others" "$TMP/kf.err" || fail "keyfile message: $(cat "$TMP/kf.err")"
+chmod 600 "$KF"
+"$UF2FS" get -o keyfile="$KF" "$IMG" / "$OUT" || fail "get with the keyfile"
+diff -r --no-dereference "$SRC" "$OUT/v1" || fail "v1 differs offline"
+diff -r --no-dereference "$SRC" "$OUT/v2l32" || fail "v2l32 differs offline"
+[ "$(cat "$OUT/v2/file_1")" = again ] || fail "v2 rewrite"
+"$UF2FS" ls "$IMG" /v2l32 >"$TMP/off.list" || fail "ls without the key"
+grep -qx small.txt "$TMP/off.list" && fail "plaintext name without the key"
+[ "$(wc -l <"$TMP/off.list")" = "$(ls "$SRC" | wc -l)" ] || fail "offline no-key count"
+"$UF2FS" cat "$IMG" "/v2l32/$(head -1 "$TMP/off.list")" >/dev/null 2>&1 &&
+	fail "offline read without the key"
+pass
