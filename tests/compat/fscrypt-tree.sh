@@ -99,3 +99,31 @@ TABLE
 # (XChaCha12, NH-Poly1305), HKDF-SHA512; AES and CBC are built in.
 FSCRYPT_QEMU_MODULES="ecb xts cts essiv sha512_generic hmac libchacha chacha_generic
 	libpoly1305 poly1305_generic nhpoly1305 adiantum"
+
+# fscrypt_guest_hctr2 KERNEL: the guest kernel has hctr2(aes) (built in or a
+# module). Debian's 6.1 does not (CONFIG_CRYPTO_HCTR2 is not set): Linux then
+# sets an HCTR2 policy but cannot create or read anything under it (ENOPKG).
+fscrypt_guest_hctr2() {
+	modinfo -k "$1" -F filename hctr2 >/dev/null 2>&1 ||
+		grep -qx 'CONFIG_CRYPTO_HCTR2=y' "/boot/config-$1" 2>/dev/null
+}
+
+# fscrypt_oracle_table BIG: fscrypt_policy_table less what the guest kernel
+# cannot check (each left out is named on stderr as "NOTE: ... not covered"),
+# and sets QEMU_MODULES for the guest's crypto.
+fscrypt_oracle_table() {
+	local k
+	k=$(qemu_kernel) || return 1
+	QEMU_MODULES="${QEMU_MODULES:-crc32_generic crc32c_generic libcrc32c lz4_compress
+		lz4hc_compress zstd_compress quota_tree quota_v2 f2fs virtio_pci virtio_blk}
+		$FSCRYPT_QEMU_MODULES"
+	if fscrypt_guest_hctr2 "$k"; then
+		QEMU_MODULES="$QEMU_MODULES hctr2"
+		fscrypt_policy_table "$1"
+	else
+		fscrypt_policy_table "$1" | awk '$4 == "AES-256-HCTR2" || $3 == "AES-256-HCTR2" {
+			print "NOTE: " $1 " not covered: the guest kernel has no hctr2(aes)" > "/dev/stderr"
+			next } { print }'
+	fi
+	export QEMU_MODULES
+}
