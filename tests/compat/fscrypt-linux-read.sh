@@ -58,7 +58,7 @@ tmpdir_init fscrypt-read
 FL="$PY tests/compat/fscrypt-list.py"
 VERIFY="$PY tests/compat/verify-tree.py"
 fails=0
-bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+bad() { echo "FAIL: $*" >&2; echo "$*" >> "$TMP/bad.log"; fails=$((fails + 1)); }
 
 mkdir -p "$TMP/in"
 fscrypt_oracle_table "$BIG" > "$TMP/names" 2> "$TMP/not-covered" || fail "no guest kernel"
@@ -204,18 +204,18 @@ for i in plain cf; do
 	rm -rf "$TMP/get-$i"
 	if "$UF2FS" get -o "keyfile=$K" "$img" / "$TMP/get-$i" > "$TMP/get-$i.log" 2>&1; then
 		$VERIFY --extract "${V_OPTS[@]}" "$G/$i.manifest" "$G/$i.xattrs" "$TMP/get-$i" \
-			> "$TMP/v-get-$i" 2>&1 || { head -40 "$TMP/v-get-$i" >&2; bad "$i: uf2fs get differs"; }
-		tail -1 "$TMP/v-get-$i"
+			> "$TMP/cmp-get-$i" 2>&1 || { head -40 "$TMP/cmp-get-$i" >&2; bad "$i: uf2fs get differs"; }
+		tail -1 "$TMP/cmp-get-$i"
 	else
 		tail -20 "$TMP/get-$i.log" >&2; bad "$i: uf2fs get -o keyfile failed"
 	fi
 	if mount_uf2fs "$img" "$M" "ro,keyfile=$K"; then
-		$VERIFY "${V_OPTS[@]}" "$G/$i.manifest" "$G/$i.xattrs" "$M" > "$TMP/v-mnt-$i" 2>&1 ||
-			{ head -40 "$TMP/v-mnt-$i" >&2; bad "$i: the ro,keyfile mount differs"; }
-		tail -1 "$TMP/v-mnt-$i"
-		$FL flags "$G/$i.manifest" "$M" > "$TMP/f-mnt-$i" 2>&1 ||
-			{ head -20 "$TMP/f-mnt-$i" >&2; bad "$i: encrypt/casefold flags differ"; }
-		tail -1 "$TMP/f-mnt-$i"
+		$VERIFY "${V_OPTS[@]}" "$G/$i.manifest" "$G/$i.xattrs" "$M" > "$TMP/cmp-mnt-$i" 2>&1 ||
+			{ head -40 "$TMP/cmp-mnt-$i" >&2; bad "$i: the ro,keyfile mount differs"; }
+		tail -1 "$TMP/cmp-mnt-$i"
+		$FL flags "$G/$i.manifest" "$M" > "$TMP/cmp-flags-$i" 2>&1 ||
+			{ head -20 "$TMP/cmp-flags-$i" >&2; bad "$i: encrypt/casefold flags differ"; }
+		tail -1 "$TMP/cmp-flags-$i"
 		# Linux's "NAME vN CONTENTS FILENAMES padN FLAGS KEYSPEC": each word
 		# (the padding as a number; case, _, - and + aside) must be in
 		# uf2fs's answer
@@ -248,17 +248,17 @@ for i in plain cf; do
 	if { "$UF2FS" ls -ldi "$img" / && "$UF2FS" ls -lRi "$img" /; } > "$TMP/ls-$i" 2> "$TMP/ls-$i.err"
 	then
 		{ $FL ls "$TMP/ls-$i" "$TMP/ls-$i.list" &&
-		  $FL diff "$G/$i.nokey" "$TMP/ls-$i.list" > "$TMP/d-ls-$i" 2>&1; } ||
-			{ head -30 "$TMP/d-ls-$i" >&2; bad "$i: uf2fs ls differs from Linux's no-key view"; }
-		tail -1 "$TMP/d-ls-$i"
+		  $FL diff "$G/$i.nokey" "$TMP/ls-$i.list" > "$TMP/cmp-ls-$i" 2>&1; } ||
+			{ head -30 "$TMP/cmp-ls-$i" >&2; bad "$i: uf2fs ls differs from Linux's no-key view"; }
+		tail -1 "$TMP/cmp-ls-$i"
 	else
 		head -20 "$TMP/ls-$i.err" >&2; bad "$i: uf2fs ls without keys failed"
 	fi
 	if mount_uf2fs "$img" "$M" ro; then
 		{ $FL walk "$M" "$TMP/walk-$i" &&
-		  $FL diff "$G/$i.nokey" "$TMP/walk-$i" > "$TMP/d-walk-$i" 2>&1; } ||
-			{ head -30 "$TMP/d-walk-$i" >&2; bad "$i: the no-key mount differs from Linux's"; }
-		tail -1 "$TMP/d-walk-$i"
+		  $FL diff "$G/$i.nokey" "$TMP/walk-$i" > "$TMP/cmp-walk-$i" 2>&1; } ||
+			{ head -30 "$TMP/cmp-walk-$i" >&2; bad "$i: the no-key mount differs from Linux's"; }
+		tail -1 "$TMP/cmp-walk-$i"
 		umount_uf2fs "$M" || bad "$i: unmount"
 	else
 		bad "$i: uf2fs mount -o ro without keys failed"
@@ -324,14 +324,16 @@ for i in plain cf; do
 		"$G/$i.manifest" > "$TMP/want-$i.manifest"
 	[ -s "$TMP/deleted-$i" ] || bad "$i: nothing was deleted in (d)"
 	$VERIFY --ignore dirsize,dirtime,dirnlink "$TMP/want-$i.manifest" "$G/$i.xattrs" \
-		--manifest "$TMP/check.d/$i.manifest" "$TMP/check.d/$i.xattrs" > "$TMP/v-e-$i" 2>&1 ||
-		{ head -30 "$TMP/v-e-$i" >&2; bad "$i: Linux's tree after the no-key deletions"; }
-	tail -1 "$TMP/v-e-$i"
+		--manifest "$TMP/check.d/$i.manifest" "$TMP/check.d/$i.xattrs" > "$TMP/cmp-e-$i" 2>&1 ||
+		{ head -30 "$TMP/cmp-e-$i" >&2; bad "$i: Linux's tree after the no-key deletions"; }
+	tail -1 "$TMP/cmp-e-$i"
 	fsck_clean "${IMG[$i]}" || bad "$i: fsck.f2fs after Linux's last mount"
 done
 
 for k in "${!UNSUP[@]}"; do
 	echo "NOTE: $k not covered: the guest kernel cannot use this policy (see the console)"
 done
+step "per policy"
+fscrypt_policy_report "$TMP/names" "$TMP"
 [ "$fails" = 0 ] || fail "$fails check(s) failed"
 pass "fscrypt: Linux-written trees under $(wc -l < "$TMP/names") policies, read by uf2fs with and without keys"

@@ -50,7 +50,7 @@ export PATH=$GHDIR:$PATH
 FL="$PY tests/compat/fscrypt-list.py"
 VERIFY="$PY tests/compat/verify-tree.py"
 fails=0
-bad() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+bad() { echo "FAIL: $*" >&2; echo "$*" >> "$TMP/bad.log"; fails=$((fails + 1)); }
 
 fscrypt_oracle_table "$BIG" > "$TMP/names" 2> "$TMP/not-covered" || fail "no guest kernel"
 cat "$TMP/not-covered"
@@ -177,7 +177,10 @@ QEMU_IN=$TMP/in QEMU_EXTRA=${IMG[cf]} qemu_run "${IMG[plain]}" "$TMP/read.sh" "$
 	> "$TMP/read.console" || { tail -30 "$TMP/read.console" >&2; fail "guest failed"; }
 log "guest: $((SECONDS - t))s"
 grep '^UNSUPPORTED' "$TMP/read.console" >&2 || true
-grep '^GUEST:' "$TMP/read.console" >&2 && bad "the guest's checks failed"
+if grep '^GUEST:' "$TMP/read.console" >&2; then
+	grep '^GUEST:' "$TMP/read.console" >> "$TMP/bad.log"
+	bad "the guest's checks failed"
+fi
 G=$TMP/read.d
 mkdir -p "$G"
 tar xf "$TMP/read.out" -C "$G" || fail "no output from the guest"
@@ -204,12 +207,12 @@ for i in plain cf; do
 	covered_only $i "$G/$i.manifest"
 	covered_only $i "$TMP/$i.nokey"
 	covered_only $i "$G/$i.nokey"
-	$FL diff "$G/$i.nokey" "$TMP/$i.nokey" > "$TMP/d-nokey-$i" 2>&1 ||
-		{ head -30 "$TMP/d-nokey-$i" >&2; bad "$i: Linux's no-key view differs from uf2fs's"; }
-	tail -1 "$TMP/d-nokey-$i"
+	$FL diff "$G/$i.nokey" "$TMP/$i.nokey" > "$TMP/cmp-nokey-$i" 2>&1 ||
+		{ head -30 "$TMP/cmp-nokey-$i" >&2; bad "$i: Linux's no-key view differs from uf2fs's"; }
+	tail -1 "$TMP/cmp-nokey-$i"
 	$VERIFY --ino "$TMP/$i.manifest" "$TMP/$i.xattrs" --manifest "$G/$i.manifest" "$G/$i.xattrs" \
-		> "$TMP/v-$i" 2>&1 || { head -40 "$TMP/v-$i" >&2; bad "$i: Linux's view differs from uf2fs's"; }
-	tail -1 "$TMP/v-$i"
+		> "$TMP/cmp-linux-$i" 2>&1 || { head -40 "$TMP/cmp-linux-$i" >&2; bad "$i: Linux's view differs from uf2fs's"; }
+	tail -1 "$TMP/cmp-linux-$i"
 	fsck_clean "${IMG[$i]}" || bad "$i: fsck.f2fs after Linux wrote"
 done
 
@@ -222,9 +225,9 @@ for i in plain cf; do
 		for n in "${!UNSUP[@]}"; do
 			[ "${n%%/*}" = "$i" ] && rm -rf "$TMP/get-$i/${n#*/}"
 		done
-		$VERIFY --extract "$G/$i.after" "$G/$i.after.xattrs" "$TMP/get-$i" > "$TMP/v-get-$i" 2>&1 ||
-			{ head -30 "$TMP/v-get-$i" >&2; bad "$i: uf2fs get after Linux wrote"; }
-		tail -1 "$TMP/v-get-$i"
+		$VERIFY --extract "$G/$i.after" "$G/$i.after.xattrs" "$TMP/get-$i" > "$TMP/cmp-get-$i" 2>&1 ||
+			{ head -30 "$TMP/cmp-get-$i" >&2; bad "$i: uf2fs get after Linux wrote"; }
+		tail -1 "$TMP/cmp-get-$i"
 	else
 		tail -20 "$TMP/get-$i.log" >&2; bad "$i: uf2fs get -o keyfile failed"
 	fi
@@ -233,5 +236,7 @@ done
 for k in "${!UNSUP[@]}"; do
 	echo "NOTE: $k not covered: the guest kernel cannot use this policy (see the console)"
 done
+step "per policy"
+fscrypt_policy_report "$TMP/names" "$TMP"
 [ "$fails" = 0 ] || fail "$fails check(s) failed"
 pass "fscrypt: uf2fs-written trees under $(wc -l < "$TMP/names") policies, read by Linux with and without keys"

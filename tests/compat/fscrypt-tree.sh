@@ -127,3 +127,30 @@ fscrypt_oracle_table() {
 	fi
 	export QEMU_MODULES
 }
+
+# fscrypt_policy_report NAMES DIR: one line per image and policy, "POLICY
+# IMG NAME: ok" or "... FAIL: N finding(s), first: ...", from the comparison
+# outputs DIR/cmp-*-IMG (lines "NAME/path: ..." or "NAME: ...") and the
+# failure log DIR/bad.log (lines naming "IMG NAME:", or "IMG:" for the image).
+fscrypt_policy_report() {
+	local names=$1 dir=$2 i name imgs n first f
+	for i in plain cf; do
+		while read -r name _ _ _ _ _ imgs; do
+			case ,$imgs, in *,$i,*) ;; *) continue;; esac
+			f=$(mktemp)
+			for c in "$dir"/cmp-*-"$i"; do
+				[ -f "$c" ] && grep -e "^$name/" -e "^$name:" "$c"
+			done > "$f"
+			[ -f "$dir/bad.log" ] &&
+				grep -e "$i $name:" -e "^$i: " "$dir/bad.log" >> "$f"
+			n=$(wc -l < "$f")
+			first=$(head -1 "$f" | cut -c1-160)
+			rm -f "$f"
+			if [ "$n" = 0 ]; then
+				echo "POLICY $i $name: ok"
+			else
+				echo "POLICY $i $name: FAIL: $n finding(s), first: $first"
+			fi
+		done < "$names"
+	done
+}
