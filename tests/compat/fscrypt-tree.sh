@@ -133,23 +133,25 @@ fscrypt_oracle_table() {
 # outputs DIR/cmp-*-IMG (lines "NAME/path: ..." or "NAME: ...") and the
 # failure log DIR/bad.log (lines naming "IMG NAME:", or "IMG:" for the image).
 fscrypt_policy_report() {
-	local names=$1 dir=$2 i name imgs n first f
+	local names=$1 dir=$2 i name imgs n first f c kinds
 	for i in plain cf; do
 		while read -r name _ _ _ _ _ imgs; do
 			case ,$imgs, in *,$i,*) ;; *) continue;; esac
 			f=$(mktemp)
-			for c in "$dir"/cmp-*-"$i"; do
-				[ -f "$c" ] && grep -e "^$name/" -e "^$name:" "$c"
+			for c in "$dir"/cmp-*-"$i" "$dir/bad.log"; do
+				[ -f "$c" ] || continue
+				grep -e "^$name/" -e "^$name:" -e "$i $name:" -e "^$i: " "$c" || true
 			done > "$f"
-			[ -f "$dir/bad.log" ] &&
-				grep -e "$i $name:" -e "^$i: " "$dir/bad.log" >> "$f"
 			n=$(wc -l < "$f")
+			# kinds: the word after the path ("size", "open", "missing"...)
+			kinds=$(awk '{ k = $2; sub(/:$/, "", k); c[k]++ }
+				END { for (k in c) printf "%s%s x%d", s++ ? ", " : "", k, c[k] }' "$f")
 			first=$(head -1 "$f" | cut -c1-160)
 			rm -f "$f"
 			if [ "$n" = 0 ]; then
 				echo "POLICY $i $name: ok"
 			else
-				echo "POLICY $i $name: FAIL: $n finding(s), first: $first"
+				echo "POLICY $i $name: FAIL: $n finding(s) ($kinds), first: $first"
 			fi
 		done < "$names"
 	done
