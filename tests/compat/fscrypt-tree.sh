@@ -131,16 +131,22 @@ fscrypt_oracle_table() {
 # fscrypt_policy_report NAMES DIR: one line per image and policy, "POLICY
 # IMG NAME: ok" or "... FAIL: N finding(s), first: ...", from the comparison
 # outputs DIR/cmp-*-IMG (lines "NAME/path: ..." or "NAME: ...") and the
-# failure log DIR/bad.log (lines naming "IMG NAME:", or "IMG:" for the image).
+# failure log DIR/bad.log (lines naming "IMG NAME:"); its "IMG: ..." lines,
+# failures of a whole image, come first as "IMAGE IMG: ...".
 fscrypt_policy_report() {
 	local names=$1 dir=$2 i name imgs n first f c kinds
 	for i in plain cf; do
+		# image-wide failures (each also shows in the policies' findings)
+		if [ -f "$dir/bad.log" ]; then
+			grep "^$i: " "$dir/bad.log" | sed 's/^/IMAGE /' || true
+		fi
+
 		while read -r name _ _ _ _ _ imgs; do
 			case ,$imgs, in *,$i,*) ;; *) continue;; esac
 			f=$(mktemp)
 			for c in "$dir"/cmp-*-"$i" "$dir/bad.log"; do
 				[ -f "$c" ] || continue
-				grep -e "^$name/" -e "^$name:" -e "$i $name:" -e "^$i: " "$c" || true
+				grep -e "^$name/" -e "^$name:" -e "$i $name:" "$c" || true
 			done > "$f"
 			n=$(wc -l < "$f")
 			# kinds: the word after the path ("size", "open", "missing"...)
