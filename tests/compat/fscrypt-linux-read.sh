@@ -119,8 +119,10 @@ addkeys() {
 	done < /in/policies
 }
 seed=1000
+phase() { echo "PHASE $img $1 at $(cut -d' ' -f1 /proc/uptime)s"; }
 for img in plain cf; do
 	dev=/dev/vda; [ $img = cf ] && dev=/dev/vdc
+	phase start
 	mount -t f2fs $dev /mnt || { bad "mount $img"; continue; }
 	addkeys $img
 	mkdir /mnt/unencrypted && gh gen /mnt/unencrypted/file 5000 7 text
@@ -145,11 +147,13 @@ for img in plain cf; do
 		echo "$name $(gh fscrypt get_policy $d)" >> $O/$img.policies
 	done < /in/policies
 	cd /; umount /mnt || bad "umount $img"
+	phase written
 	# the manifest from disk, with every key
 	mount -t f2fs $dev /mnt || bad "remount $img"
 	addkeys $img
 	gh manifest /mnt $O/$img.manifest $O/$img.xattrs $O/$img.info || bad "manifest $img"
 	cd /; umount /mnt
+	phase manifest
 	# the no-key view, and what Linux answers to a create in a no-key dir
 	mount -t f2fs $dev /mnt || bad "remount $img"
 	gh fscrypt nokey_list /mnt $O/$img.nokey || bad "nokey_list $img"
@@ -160,12 +164,14 @@ for img in plain cf; do
 			bad "$img: create in no-key $d: '$e', not ENOKEY"
 	done
 	cd /; umount /mnt
+	phase no-key
 done
 dmesg > $O/dmesg
 tar cf - -C $O . | dd of=/dev/vdb bs=65536 conv=fsync 2>/dev/null
 exit $rc
 GUEST_WRITE
 guest write "$TMP/write.sh"
+grep '^PHASE' "$TMP/write.console" >&2 || true
 if [ -n "$CACHE" ]; then
 	mkdir -p "$CACHE"
 	cp --sparse=always "${IMG[plain]}" "${IMG[cf]}" "$TMP/write.out" "$TMP/write.console" \
