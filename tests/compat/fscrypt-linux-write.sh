@@ -12,6 +12,10 @@
 #     long names), unlinks, and a symlink made after the renames. The
 #     manifest is taken through the mount; after an unmount, a mount without
 #     keys gives uf2fs's no-key view. fsck.f2fs -f is clean.
+# (a2) `uf2fs fscrypt add_key` (raw key on stdin; v1 with --descriptor) on a
+#     mount with no keyfile prints Linux's identifier, key_status says
+#     Present, a file reads as written; remove_key, key_status Absent, and the
+#     directory shows the no-key names. fsck.f2fs -f is clean.
 # (b) Linux in QEMU, without keys first: its no-key view (names byte for
 #     byte, no-key symlink targets, sizes, inode numbers, ENOKEY) is uf2fs's.
 #     Then with the keys (v1 by descriptor, v2 by identifier): the policy of
@@ -121,6 +125,48 @@ for i in plain cf; do
 		bad "$i: uf2fs mount -o ro without keys"
 	fi
 done
+# ------------------------------------------------------------------ (a2)
+# Keys added and removed on a live mount with no keyfile, by `uf2fs fscrypt`:
+# the identifier add_key prints is Linux's (the host's HKDF, checked against
+# Linux in (b)); with the key a file reads as written, without it the
+# directory shows the same no-key names as a mount without keys.
+step "(a2) plain: uf2fs fscrypt add_key, key_status, remove_key on a live mount"
+if mount_uf2fs "${IMG[plain]}" "$M" rw; then
+	while read -r name ver cm fm pad fl imgs key spec; do
+		case $name in v2-xts-p32|v1-adi-p8) ;; *) continue;; esac
+		desc=(); [ "$ver" = 1 ] && desc=(--descriptor="$spec")
+		got=$($PY -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))' "$key" |
+			"$UF2FS" fscrypt add_key "${desc[@]}" "$M" 2>&1) || bad "plain $name: add_key: $got"
+		[ "$ver" = 1 ] || [ "$got" = "$spec" ] ||
+			bad "plain $name: add_key printed '$got', the identifier is $spec"
+		st=$("$UF2FS" fscrypt key_status "$spec" "$M" 2>&1)
+		grep -qi present <<<"$st" || bad "plain $name: key_status after add_key: $st"
+		want=$(awk -F'\t' -v p="$name/sub/inner" '$1 == p { print $8 }' "$TMP/plain.manifest")
+		got=$(sha256sum < "$M/$name/sub/inner" | cut -d' ' -f1) || true
+		[ -n "$want" ] && [ "$got" = "$want" ] ||
+			bad "plain $name: sub/inner reads $got with the added key, want $want"
+		"$UF2FS" fscrypt remove_key "$spec" "$M" > "$TMP/rm.out" 2>&1 ||
+			bad "plain $name: remove_key: $(cat "$TMP/rm.out")"
+		st=$("$UF2FS" fscrypt key_status "$spec" "$M" 2>&1)
+		grep -qi absent <<<"$st" || bad "plain $name: key_status after remove_key: $st"
+		[ -e "$M/$name/sub" ] && bad "plain $name: the plaintext name sub is still there"
+		$FL walk "$M/$name" "$TMP/live-$name" || bad "plain $name: walk"
+		awk -F'\t' -v n="$name" 'BEGIN { OFS = "\t" }
+			$1 == n { $1 = "."; print; next }
+			index($1, n "/") == 1 { $1 = substr($1, length(n) + 2); print }' \
+			"$TMP/plain.nokey" > "$TMP/live-want-$name"
+		# (sizes and open are compared with Linux's in (b))
+		$FL diff "$TMP/live-want-$name" "$TMP/live-$name" --ignore size,open \
+			> "$TMP/cmp-live-$name-plain" 2>&1 || { head -20 "$TMP/cmp-live-$name-plain" >&2
+			bad "plain $name: no-key names after remove_key differ"; }
+		sed -i "/^fscrypt-list diff:/!s|^|$name/|" "$TMP/cmp-live-$name-plain"
+	done < "$TMP/in/policies"
+	umount_uf2fs "$M" || bad "plain: unmount"
+	fsck_clean "${IMG[plain]}" || bad "plain: fsck.f2fs after live key removal"
+else
+	bad "plain: uf2fs mount -o rw without keys"
+fi
+
 # the harness itself: the trees are there and the no-key view is not plain
 grep -q $'^v1-xts-p32/renamed-f4096\tfile' "$TMP/plain.manifest" ||
 	fail "plain.manifest lacks v1-xts-p32/renamed-f4096"
