@@ -1114,3 +1114,27 @@ int fscrypt_key_users(struct f2fs_sb_info *sbi, const uint8_t *spec, size_t spec
 	return 0;
 }
 
+int fscrypt_setup_disk_name(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+			    const uint8_t *raw, size_t len, size_t room,
+			    struct f2fs_filename *fn)
+{
+	memset(fn, 0, offsetof(struct f2fs_filename, cf_buf));
+	if (len < 16 || len > F2FS_NAME_LEN)
+		return -EFSCORRUPTED;
+	memcpy(fn->crypt_buf, raw, len);
+	fn->name = fn->usr = fn->crypt_buf;
+	fn->len = fn->usr_len = len;
+	fn->encrypted = true;
+	fn->sbi = sbi;
+	fn->dir = dir;
+	if (!f2fs_dir_casefolded(sbi, dir)) {
+		fn->hash = f2fs_dentry_hash(raw, len);
+		return 0;
+	}
+	/* the SipHash needs the key and the plaintext: Linux appends it to i_name */
+	if (len + 4 > room)
+		return -EFSCORRUPTED;
+	fn->hash = raw[len] | raw[len + 1] << 8 | raw[len + 2] << 16 | (uint32_t)raw[len + 3] << 24;
+	return 0;
+}
+

@@ -137,6 +137,16 @@ ssize_t fscrypt_symlink_to_usr(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 ssize_t fscrypt_encrypt_symlink(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 				const char *target, size_t len, uint8_t *out, size_t max);
 
+/*
+ * An encrypted name as stored in an inode's i_name (FADVISE_ENC_NAME_BIT),
+ * for roll-forward recovery, which has no key: exact bytes, the hash of the
+ * ciphertext, or in a casefolded directory the hash Linux appended after
+ * the name (raw holds room bytes).
+ */
+int fscrypt_setup_disk_name(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+			    const uint8_t *raw, size_t len, size_t room,
+			    struct f2fs_filename *fn);
+
 /* Give a new inode under dir the parent's policy (fresh nonce) in its context. */
 int fscrypt_inherit_context(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
 			    struct f2fs_inode_info *fi);

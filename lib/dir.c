@@ -255,6 +255,13 @@ int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const
 	return ret;
 }
 
+/* A name set up already: an encrypted name as stored (roll-forward recovery). */
+int f2fs_find_entry_fn(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		       const struct f2fs_filename *fn, nid_t *ino, unsigned int *ftype)
+{
+	return find_hashed(sbi, dir, fn, ino, ftype);
+}
+
 /// Readdir ///
 
 /*
@@ -574,20 +581,25 @@ static int add_regular(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, co
 int f2fs_add_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
 		  size_t len, nid_t ino, uint32_t mode)
 {
-	unsigned int ftype = f2fs_mode_to_ftype(mode);
 	struct f2fs_filename fn;
-	uint32_t hash;
-	int ret;
+	int ret = f2fs_setup_filename(sbi, dir, name, len, &fn);
 
-	ret = f2fs_setup_filename(sbi, dir, name, len, &fn);
 	if (ret)
 		return ret;
 	if (fn.nokey)
 		return -ENOKEY;
-	hash = fn.hash;
+	return f2fs_add_link_fn(sbi, dir, &fn, ino, mode);
+}
+
+int f2fs_add_link_fn(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		     const struct f2fs_filename *fn, nid_t ino, uint32_t mode)
+{
+	unsigned int ftype = f2fs_mode_to_ftype(mode);
 	/* an encrypted directory stores the ciphertext */
-	name = (const char *)fn.name;
-	len = fn.len;
+	const char *name = (const char *)fn->name;
+	size_t len = fn->len;
+	uint32_t hash = fn->hash;
+	int ret;
 
 	if (f2fs_is_inline_dentry(dir)) {
 		ret = add_inline(sbi, dir, name, len, hash, ino, ftype);
@@ -701,21 +713,35 @@ static int locate_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, c
 	return ret;
 }
 
+static int delete_at(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		     struct dentry_loc *loc)
+{
+	clear_dentry(&loc->d, loc->bit);
+	folio_mark_dirty(sbi, loc->folio);
+	folio_put(sbi, loc->folio);
+	f2fs_inode_touch(dir, true, true);
+	f2fs_mark_inode_dirty(sbi, dir);
+	return 0;
+}
+
+int f2fs_delete_entry_fn(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+			 const struct f2fs_filename *fn)
+{
+	struct dentry_loc loc;
+	int ret = locate_pass(sbi, dir, fn, true, &loc);
+
+	return ret ? ret : delete_at(sbi, dir, &loc);
+}
+
 int f2fs_delete_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
 		      size_t len)
 {
 	struct dentry_loc loc;
 	int ret = locate_entry(sbi, dir, name, len, &loc);
 
-	if (ret)
-		return ret;
-	clear_dentry(&loc.d, loc.bit);
-	folio_mark_dirty(sbi, loc.folio);
-	folio_put(sbi, loc.folio);
-	f2fs_inode_touch(dir, true, true);
-	f2fs_mark_inode_dirty(sbi, dir);
-	return 0;
+	return ret ? ret : delete_at(sbi, dir, &loc);
 }
+
 
 /* Point an existing entry at another inode (rename over, exchange, ".."). */
 int f2fs_set_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,

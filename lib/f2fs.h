@@ -830,6 +830,13 @@ int f2fs_add_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const c
 		  size_t len, nid_t ino, uint32_t mode);
 int f2fs_delete_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
 		      size_t len);
+/* The same with a name set up already (recovery: encrypted names as stored). */
+int f2fs_find_entry_fn(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		       const struct f2fs_filename *fn, nid_t *ino, unsigned int *ftype);
+int f2fs_add_link_fn(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+		     const struct f2fs_filename *fn, nid_t ino, uint32_t mode);
+int f2fs_delete_entry_fn(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+			 const struct f2fs_filename *fn);
 int f2fs_set_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
 		  size_t len, nid_t ino, uint32_t mode);
 int f2fs_make_empty_dir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, nid_t parent);

@@ -105,6 +105,26 @@ static void fill_attr(const struct f2fs_inode_info *fi, struct uf2fs_attr *a)
 		a->flags |= FS_VERITY_FL;
 }
 
+static ssize_t read_encrypted_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+				  char *buf, size_t size);
+
+/*
+ * As fscrypt_symlink_getattr: an encrypted symlink's st_size is the length
+ * of what readlink returns (the target, or its no-key form), not i_size.
+ */
+static void encrypted_link_size(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+				struct uf2fs_attr *a)
+{
+	char buf[F2FS_BLKSIZE];
+	ssize_t n;
+
+	if (!S_ISLNK(fi->mode) || !f2fs_is_encrypted(fi) || fi->size >= F2FS_BLKSIZE)
+		return;
+	n = read_encrypted_link(sbi, fi, buf, sizeof(buf));
+	if (n >= 0)
+		a->size = n;
+}
+
 int uf2fs_getattr(struct uf2fs *fs, uint32_t ino, struct uf2fs_attr *attr)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
@@ -114,6 +134,7 @@ int uf2fs_getattr(struct uf2fs *fs, uint32_t ino, struct uf2fs_attr *attr)
 	fi = get_inode(sbi, ino);
 	if (!IS_ERR(fi)) {
 		fill_attr(fi, attr);
+		encrypted_link_size(sbi, fi, attr);
 		f2fs_iput(sbi, fi);
 	}
 	pthread_rwlock_unlock(&sbi->cp_rwsem);
@@ -675,6 +696,9 @@ static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a
 		ret = -EPERM;
 	else if ((valid & UF2FS_SET_SIZE) && DIV_ROUND_UP(a->size, F2FS_BLKSIZE) > max_file_blocks(fi))
 		ret = -EFBIG;
+	/* as fscrypt_prepare_setattr: an encrypted file changes size only with its key */
+	else if ((valid & UF2FS_SET_SIZE) && fscrypt_file_data(fi))
+		ret = fscrypt_prepare(sbi, fi);
 	if (!ret && (valid & UF2FS_SET_SIZE) && a->size != fi->size) {
 		ret = truncate_to(sbi, fi, a->size);
 		if (!ret)

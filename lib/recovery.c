@@ -394,6 +394,45 @@ static void recover_inode_fields(struct f2fs_sb_info *sbi, struct f2fs_inode_inf
 	f2fs_mark_inode_dirty(sbi, fi);
 }
 
+/*
+ * The name is the ciphertext (Linux's init_dent_inode in an encrypted
+ * directory): it goes back as stored, found and hashed without the key.
+ */
+static int recover_encrypted_dentry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+				    struct f2fs_inode_info *fi, const struct f2fs_node *n,
+				    unsigned int len)
+{
+	struct f2fs_filename fn;
+	unsigned int ftype;
+	nid_t cur;
+	int ret = fscrypt_setup_disk_name(sbi, dir, n->i.i_name, len, F2FS_NAME_LEN, &fn);
+
+	if (ret)
+		return f2fs_error(sbi, EFSCORRUPTED, "roll-forward: inode %u has a bad encrypted "
+				  "name", fi->ino);
+	ret = f2fs_find_entry_fn(sbi, dir, &fn, &cur, &ftype);
+	if (!ret && cur == fi->ino)
+		return 0;
+	if (!ret) {
+		struct f2fs_inode_info *old = f2fs_iget(sbi, cur);
+
+		ret = f2fs_delete_entry_fn(sbi, dir, &fn);
+		if (!IS_ERR(old)) {
+			if (!ret && old->nlink && !--old->nlink)
+				ret = f2fs_evict_inode(sbi, old);
+			f2fs_mark_inode_dirty(sbi, old);
+			f2fs_iput(sbi, old);
+		}
+	} else if (ret == -ENOENT) {
+		ret = 0;
+	}
+	if (!ret)
+		ret = f2fs_add_link_fn(sbi, dir, &fn, fi->ino, fi->mode);
+	if (!ret && S_ISDIR(fi->mode))
+		dir->nlink++;
+	return ret;
+}
+
 /* Re-link a new file under the parent and name its inode recorded. */
 static int recover_dentry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 			  const struct f2fs_node *n)
@@ -406,6 +445,10 @@ static int recover_dentry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 
 	if (IS_ERR(dir))
 		return PTR_ERR(dir);
+	if ((n->i.i_advise & FADVISE_ENC_NAME_BIT) && f2fs_is_encrypted(dir)) {
+		ret = recover_encrypted_dentry(sbi, dir, fi, n, len);
+		goto out;
+	}
 	ret = f2fs_find_entry(sbi, dir, name, len, &cur, &ftype);
 	if (!ret && cur == fi->ino)
 		goto out;

@@ -8,7 +8,9 @@
 # names, contents and new names give ENOKEY, stat and unlink by no-key name
 # work; the key comes back. After unmount: fsck.f2fs clean, `uf2fs get -o
 # keyfile=` extracts the same tree, `uf2fs ls` without the key lists no-key
-# names, and a keyfile others can read is refused.
+# names, and a keyfile others can read is refused. Then a keyfile= mount
+# with folio writeback, and roll-forward recovery of new encrypted names in
+# an image Linux fsync'd and lost power on (fixtures/fscrypt-fsync-cut.*).
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 need_root
@@ -20,7 +22,7 @@ KEY1=f0e1d2c3b4a5968778695a4b3c2d1e0f0123456789abcdef0123456789abcdeffedcba98765
 DESC1=1122334455667788
 # what Linux's FS_IOC_ADD_ENCRYPTION_KEY returns for KEY2 (kernel 6.1)
 ID2=8699c2c53707405da5aba5ae4d8583c0
-DIRS="v2 v2l32 v1"
+DIRS="v2 v2l32 v1 adiantum hctr2"
 
 unhex() { "$PY" -c "import sys; sys.stdout.buffer.write(bytes.fromhex('$1'))"; }
 
@@ -46,12 +48,18 @@ id=$(unhex $KEY2 | "$UF2FS" fscrypt add_key "$MNT") || fail "add_key"
 got=$(unhex $KEY1 | "$UF2FS" fscrypt add_key --descriptor=$DESC1 "$MNT") || fail "add_key v1"
 [ "$got" = "$DESC1" ] || fail "add_key v1 printed $got"
 [ "$("$UF2FS" fscrypt key_status $ID2 "$MNT")" = Present ] || fail "key_status after add"
-mkdir "$MNT/v2" "$MNT/v2l32" "$MNT/v1" "$MNT/full" "$MNT/nokeydir"
+mkdir "$MNT/v2" "$MNT/v2l32" "$MNT/v1" "$MNT/adiantum" "$MNT/hctr2" "$MNT/full" "$MNT/nokeydir"
 echo x >"$MNT/full/f"
 "$UF2FS" fscrypt set_policy $ID2 "$MNT/v2" || fail "set_policy v2"
 "$UF2FS" fscrypt set_policy --iv-ino-lblk-32 --padding=16 $ID2 "$MNT/v2l32" ||
 	fail "set_policy lblk32"
 "$UF2FS" fscrypt set_policy $DESC1 "$MNT/v1" || fail "set_policy v1"
+"$UF2FS" fscrypt set_policy --contents=Adiantum --filenames=Adiantum --direct-key $ID2 \
+	"$MNT/adiantum" || fail "set_policy adiantum"
+"$UF2FS" fscrypt set_policy --filenames=AES-256-HCTR2 --padding=8 $ID2 "$MNT/hctr2" ||
+	fail "set_policy hctr2"
+"$UF2FS" fscrypt set_policy --contents=AES-256-CTS $ID2 "$MNT/nokeydir" 2>/dev/null &&
+	fail "set_policy with a names-only mode for contents"
 "$UF2FS" fscrypt set_policy $ID2 "$MNT/full" 2>/dev/null && fail "set_policy on a non-empty dir"
 "$UF2FS" fscrypt set_policy ffffffffffffffffffffffffffffffff "$MNT/nokeydir" 2>/dev/null &&
 	fail "set_policy with a key the mount does not have"
@@ -67,6 +75,7 @@ done
 sync
 for d in $DIRS; do
 	diff -r --no-dereference "$SRC" "$MNT/$d" || fail "$d differs through the mount"
+	[ "$(stat -c %s "$MNT/$d/link")" = 9 ] || fail "$d: symlink st_size is not its target's"
 done
 
 step "remove_key on the live mount"
@@ -76,6 +85,12 @@ ls "$MNT/v2" >"$TMP/nokey.list" || fail "listing without the key"
 grep -qx small.txt "$TMP/nokey.list" && fail "plaintext name listed after remove_key"
 [ "$(wc -l <"$TMP/nokey.list")" = "$(ls "$SRC" | wc -l)" ] || fail "no-key listing count"
 grep -qvE '^[A-Za-z0-9_-]+$' "$TMP/nokey.list" && fail "a no-key name is not base64url"
+for n in $(cat "$TMP/nokey.list"); do
+	[ -L "$MNT/v2/$n" ] || continue
+	t=$(readlink "$MNT/v2/$n") || fail "readlink without the key"
+	[ "${#t}" = "$(stat -c %s "$MNT/v2/$n")" ] || fail "no-key symlink st_size"
+	case $t in small.txt|TTT*) fail "plaintext symlink target without the key";; esac
+done
 cat "$MNT/v2/small.txt" 2>/dev/null && fail "plaintext path still opens"
 first=$(head -1 "$TMP/nokey.list")
 stat "$MNT/v2/$first" >/dev/null || fail "stat by no-key name"
@@ -87,6 +102,10 @@ for n in $(cat "$TMP/nokey.list"); do
 	break
 done
 touch "$MNT/v2/new" 2>/dev/null && fail "create without the key"
+big=$(grep -n . "$TMP/nokey.list" | while IFS=: read -r _ n; do
+	[ "$(stat -c %s "$MNT/v2/$n")" = 3000000 ] && echo "$n"; done)
+[ -n "$big" ] || fail "no-key name of big.bin not found by size"
+truncate -s 4096 "$MNT/v2/$big" 2>/dev/null && fail "truncate without the key"
 diff -r --no-dereference "$SRC" "$MNT/v1" || fail "v1 tree changed by removing the v2 key"
 unhex $KEY2 | "$UF2FS" fscrypt add_key "$MNT" >/dev/null || fail "add_key again"
 [ "$(ls "$MNT/v2" | wc -l)" = "$(( $(ls "$SRC" | wc -l) - 1 ))" ] || fail "names after re-add"
@@ -112,4 +131,28 @@ grep -qx small.txt "$TMP/off.list" && fail "plaintext name without the key"
 [ "$(wc -l <"$TMP/off.list")" = "$(ls "$SRC" | wc -l)" ] || fail "offline no-key count"
 "$UF2FS" cat "$IMG" "/v2l32/$(head -1 "$TMP/off.list")" >/dev/null 2>&1 &&
 	fail "offline read without the key"
+
+step "mount -o keyfile=, folio writeback (write_through=off)"
+mount_uf2fs "$IMG" "$MNT" rw,write_through=off,keyfile="$KF" || fail "mount with keyfile"
+diff -r --no-dereference "$SRC" "$MNT/v1" || fail "v1 through a keyfile mount"
+dd if="$SRC/big.bin" of="$MNT/v2l32/again.bin" bs=64k conv=fsync status=none || fail "dd"
+printf 'patch' | dd of="$MNT/v2l32/again.bin" bs=1 seek=70000 conv=notrunc,fsync status=none
+printf 'patch' | dd of="$SRC/big.bin" bs=1 seek=70000 conv=notrunc status=none
+umount_uf2fs "$MNT" || fail "unmount"
+fsck_clean "$IMG" || fail "fsck after folio writeback"
+"$UF2FS" cat -o keyfile="$KF" "$IMG" /v2l32/again.bin | cmp - "$SRC/big.bin" ||
+	fail "folio-written encrypted file differs"
+
+step "roll-forward of new encrypted names Linux fsync'd before a power cut"
+# fixtures/fscrypt-fsync-cut.guest.sh says how the image was made
+REC=$TMP/rec.img
+zstd -q -d -f "$(dirname "$0")/fixtures/fscrypt-fsync-cut.img.zst" -o "$REC" || fail "unzstd"
+"$UF2FS" mkdir "$REC" /after-recovery || fail "read-write open (recovery) of the cut image"
+fsck_clean "$REC" || fail "fsck after recovering encrypted names"
+"$UF2FS" ls -o keyfile="$KF" "$REC" /e | grep -qx new_after_cp || fail "recovered name in /e"
+[ "$("$UF2FS" cat -o keyfile="$KF" "$REC" /e/new_after_cp | md5sum | cut -c1-32)" = \
+  0af181fb57f1eefb62b74081bbddb155 ] || fail "recovered data in /e"
+# casefolded: found by another case, so the recovered dirhash is Linux's
+[ "$("$UF2FS" cat -o keyfile="$KF" "$REC" /cf/NEW_CF_FILE | md5sum | cut -c1-32)" = \
+  411b0392ea45fcab9c94dba3de65e825 ] || fail "recovered casefolded encrypted name"
 pass

@@ -429,10 +429,10 @@ static void t_siphash(void **state)
 /* /// Secret memory /// */
 
 /*
- * AddressSanitizer's runtime turns mlock() into a no-op (it would lock the
- * shadow too), so in that build VmLck cannot show the locking.
+ * The sanitizer runtimes turn mlock() into a no-op (it would lock their
+ * shadow memory too), so in those builds VmLck cannot show the locking.
  */
-#ifdef __SANITIZE_ADDRESS__
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define LOCKING_VISIBLE	0
 #else
 #define LOCKING_VISIBLE	1
@@ -520,7 +520,7 @@ struct thread_arg {
 static void *thread_fn(void *v)
 {
 	struct thread_arg *a = v;
-	uint8_t buf[4096], iv[16];
+	uint8_t buf[4096], iv[32];
 
 	for (int round = 0; round < 50; round++) {
 		for (int b = 0; b < 64; b++) {
@@ -541,8 +541,10 @@ static void *thread_fn(void *v)
 
 static void t_threads(void **state)
 {
-	static const int modes_[] = { FSCRYPT_MODE_AES_256_XTS, FSCRYPT_MODE_AES_128_CBC };
-	uint8_t key[64], *pt = malloc(64 * 4096), *ct = malloc(64 * 4096), iv[16];
+	/* Adiantum's threads share its pools of AES and Poly1305 contexts. */
+	static const int modes_[] = { FSCRYPT_MODE_AES_256_XTS, FSCRYPT_MODE_AES_128_CBC,
+				      FSCRYPT_MODE_ADIANTUM };
+	uint8_t key[64], *pt = malloc(64 * 4096), *ct = malloc(64 * 4096), iv[32];
 
 	assert_non_null(pt);
 	assert_non_null(ct);
