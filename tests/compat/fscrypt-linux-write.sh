@@ -26,7 +26,8 @@
 # (c) uf2fs reads back, with the keys, the files Linux added.
 #
 # As in fscrypt-linux-read.sh, a policy the guest kernel cannot use (HCTR2 on
-# Debian's 6.1) is printed as NOTE: not covered and left out of (b) and (c).
+# Debian's 6.1) is printed as NOTE: not covered and left out; the run ends
+# with one POLICY line per image and policy.
 #
 # Env: BUILD, UF2FS, TOP (from make check); KEEP_TMP=1;
 #   FSCRYPT_BIG=1    more policies, a 300-entry directory and a 3 MiB file each
