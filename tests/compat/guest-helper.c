@@ -31,6 +31,7 @@
  *   gh release PATH                       F2FS_IOC_RELEASE_COMPRESS_BLOCKS
  *   gh verity PATH                        FS_IOC_ENABLE_VERITY (sha256, 4K)
  *   gh verity-enable PATH ALG [SALTHEX]   FS_IOC_ENABLE_VERITY: ALG sha256|sha512, 4K
+ *   gh fscrypt ...                        keys, policies, the no-key view (see below)
  *   gh verity-measure PATH                FS_IOC_MEASURE_VERITY: prints ALG:HEX
  *   gh sha256 PATH                        print the file's sha256 (self-check)
  *   gh quota-get DEV u|g|p                every id's usage (quotactl Q_GETNEXTQUOTA):
@@ -821,6 +822,297 @@ static int verity_measure_cmd(const char *path)
 	return 0;
 }
 
+/* ---- fscrypt: keys, policies and the no-key view ----
+ *
+ *   gh fscrypt add_key MNT HEXKEY [DESC]  FS_IOC_ADD_ENCRYPTION_KEY: a v2 key (prints
+ *                                         its identifier), or with DESC (16 hex) a
+ *                                         v1 key by descriptor
+ *   gh fscrypt remove_key MNT KEYSPEC     FS_IOC_REMOVE_ENCRYPTION_KEY (prints the
+ *                                         status flags); KEYSPEC: 32 hex = v2
+ *                                         identifier, 16 hex = v1 descriptor
+ *   gh fscrypt key_status MNT KEYSPEC     prints Absent, Present or
+ *                                         Incompletely_removed
+ *   gh fscrypt set_policy DIR KEYSPEC CONTENTS FILENAMES PAD [FLAG...]
+ *                                         v1 or v2 by KEYSPEC's length; modes as
+ *                                         fscryptctl names them (AES-256-XTS ...);
+ *                                         PAD 4 8 16 32; FLAG direct_key,
+ *                                         iv_ino_lblk_64, iv_ino_lblk_32
+ *   gh fscrypt get_policy PATH            "v2 AES-256-XTS AES-256-CTS pad32 FLAGS KEYSPEC"
+ *                                         (FLAGS: the flag names joined by +, or -)
+ *   gh fscrypt nokey_list ROOT OUT        the tree as a no-key user sees it, one line
+ *                                         per path, sorted: path type mode size
+ *                                         target|- nlink ino open; open is ok or the
+ *                                         errno name of open(O_RDONLY) for files
+ *                                         (ENOKEY without the key), - otherwise
+ */
+#include <linux/fscrypt.h>
+
+static const struct { int mode; const char *name; } fsc_modes[] = {
+	{ 1, "AES-256-XTS" }, { 4, "AES-256-CTS" }, { 5, "AES-128-CBC" },
+	{ 6, "AES-128-CTS" }, { 9, "Adiantum" }, { 10, "AES-256-HCTR2" },
+};
+static const struct { int flag; const char *name; } fsc_flags[] = {
+	{ 0x04, "direct_key" }, { 0x08, "iv_ino_lblk_64" }, { 0x10, "iv_ino_lblk_32" },
+};
+
+static int fsc_mode(const char *name)
+{
+	for (size_t i = 0; i < sizeof fsc_modes / sizeof *fsc_modes; i++)
+		if (!strcasecmp(name, fsc_modes[i].name))
+			return fsc_modes[i].mode;
+	fprintf(stderr, "gh: unknown fscrypt mode %s\n", name);
+	exit(2);
+}
+
+static const char *fsc_mode_name(int mode)
+{
+	for (size_t i = 0; i < sizeof fsc_modes / sizeof *fsc_modes; i++)
+		if (fsc_modes[i].mode == mode)
+			return fsc_modes[i].name;
+	return "?";
+}
+
+static void fsc_hex(const char *hex, uint8_t *out, size_t n)
+{
+	if (strlen(hex) != 2 * n) {
+		fprintf(stderr, "gh: want %zu hex digits, got '%s'\n", 2 * n, hex);
+		exit(2);
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1) {
+			fprintf(stderr, "gh: bad hex '%s'\n", hex);
+			exit(2);
+		}
+		out[i] = (uint8_t)v;
+	}
+}
+
+static void fsc_print_hex(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		printf("%02x", p[i]);
+}
+
+/* KEYSPEC -> key_spec; returns the policy version it implies. */
+static int fsc_keyspec(const char *spec, struct fscrypt_key_specifier *ks)
+{
+	memset(ks, 0, sizeof *ks);
+	if (strlen(spec) == 2 * FSCRYPT_KEY_DESCRIPTOR_SIZE) {
+		ks->type = FSCRYPT_KEY_SPEC_TYPE_DESCRIPTOR;
+		fsc_hex(spec, ks->u.descriptor, FSCRYPT_KEY_DESCRIPTOR_SIZE);
+		return 1;
+	}
+	ks->type = FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER;
+	fsc_hex(spec, ks->u.identifier, FSCRYPT_KEY_IDENTIFIER_SIZE);
+	return 2;
+}
+
+static int fsc_open(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		fd = open(path, O_RDONLY);
+	if (fd < 0)
+		die("open", path);
+	return fd;
+}
+
+static int fsc_add_key(int argc, char **argv)
+{
+	size_t klen = strlen(argv[3]) / 2;
+	struct fscrypt_add_key_arg *a = calloc(1, sizeof *a + FSCRYPT_MAX_KEY_SIZE);
+	if (!a || klen > FSCRYPT_MAX_KEY_SIZE)
+		return 2;
+	fsc_hex(argv[3], a->raw, klen);
+	a->raw_size = (uint32_t)klen;
+	if (argc > 4) {
+		a->key_spec.type = FSCRYPT_KEY_SPEC_TYPE_DESCRIPTOR;
+		fsc_hex(argv[4], a->key_spec.u.descriptor, FSCRYPT_KEY_DESCRIPTOR_SIZE);
+	} else {
+		a->key_spec.type = FSCRYPT_KEY_SPEC_TYPE_IDENTIFIER;
+	}
+	int fd = fsc_open(argv[2]);
+	if (ioctl(fd, FS_IOC_ADD_ENCRYPTION_KEY, a))
+		die("FS_IOC_ADD_ENCRYPTION_KEY", argv[2]);
+	if (argc > 4)
+		printf("%s\n", argv[4]);
+	else
+		fsc_print_hex(a->key_spec.u.identifier, FSCRYPT_KEY_IDENTIFIER_SIZE), printf("\n");
+	close(fd);
+	free(a);
+	return 0;
+}
+
+static int fsc_remove_key(const char *mnt, const char *spec)
+{
+	struct fscrypt_remove_key_arg a = { 0 };
+	fsc_keyspec(spec, &a.key_spec);
+	int fd = fsc_open(mnt);
+	if (ioctl(fd, FS_IOC_REMOVE_ENCRYPTION_KEY, &a))
+		die("FS_IOC_REMOVE_ENCRYPTION_KEY", mnt);
+	printf("0x%x\n", a.removal_status_flags);
+	close(fd);
+	return 0;
+}
+
+static int fsc_key_status(const char *mnt, const char *spec)
+{
+	struct fscrypt_get_key_status_arg a = { 0 };
+	fsc_keyspec(spec, &a.key_spec);
+	int fd = fsc_open(mnt);
+	if (ioctl(fd, FS_IOC_GET_ENCRYPTION_KEY_STATUS, &a))
+		die("FS_IOC_GET_ENCRYPTION_KEY_STATUS", mnt);
+	printf("%s\n", a.status == FSCRYPT_KEY_STATUS_PRESENT ? "Present"
+		       : a.status == FSCRYPT_KEY_STATUS_ABSENT ? "Absent"
+							       : "Incompletely_removed");
+	close(fd);
+	return 0;
+}
+
+static int fsc_set_policy(int argc, char **argv)
+{
+	struct fscrypt_key_specifier ks;
+	int ver = fsc_keyspec(argv[3], &ks);
+	int pad = atoi(argv[6]);
+	uint8_t flags = pad == 4 ? 0 : pad == 8 ? 1 : pad == 16 ? 2 : pad == 32 ? 3 : 0xff;
+	if (flags == 0xff) {
+		fprintf(stderr, "gh: padding %s is not 4, 8, 16 or 32\n", argv[6]);
+		return 2;
+	}
+	for (int i = 7; i < argc; i++) {
+		size_t k;
+		for (k = 0; k < sizeof fsc_flags / sizeof *fsc_flags; k++)
+			if (!strcmp(argv[i], fsc_flags[k].name))
+				break;
+		if (k == sizeof fsc_flags / sizeof *fsc_flags) {
+			fprintf(stderr, "gh: unknown policy flag %s\n", argv[i]);
+			return 2;
+		}
+		flags |= fsc_flags[k].flag;
+	}
+	union {
+		struct fscrypt_policy_v1 v1;
+		struct fscrypt_policy_v2 v2;
+	} p;
+	memset(&p, 0, sizeof p);
+	if (ver == 1) {
+		p.v1.version = FSCRYPT_POLICY_V1;
+		p.v1.contents_encryption_mode = (uint8_t)fsc_mode(argv[4]);
+		p.v1.filenames_encryption_mode = (uint8_t)fsc_mode(argv[5]);
+		p.v1.flags = flags;
+		memcpy(p.v1.master_key_descriptor, ks.u.descriptor, FSCRYPT_KEY_DESCRIPTOR_SIZE);
+	} else {
+		p.v2.version = FSCRYPT_POLICY_V2;
+		p.v2.contents_encryption_mode = (uint8_t)fsc_mode(argv[4]);
+		p.v2.filenames_encryption_mode = (uint8_t)fsc_mode(argv[5]);
+		p.v2.flags = flags;
+		memcpy(p.v2.master_key_identifier, ks.u.identifier, FSCRYPT_KEY_IDENTIFIER_SIZE);
+	}
+	int fd = fsc_open(argv[2]);
+	if (ioctl(fd, FS_IOC_SET_ENCRYPTION_POLICY, &p))
+		die("FS_IOC_SET_ENCRYPTION_POLICY", argv[2]);
+	close(fd);
+	return 0;
+}
+
+static int fsc_get_policy(const char *path)
+{
+	struct fscrypt_get_policy_ex_arg a = { .policy_size = sizeof a.policy };
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		die("open", path);
+	if (ioctl(fd, FS_IOC_GET_ENCRYPTION_POLICY_EX, &a))
+		die("FS_IOC_GET_ENCRYPTION_POLICY_EX", path);
+	close(fd);
+	int v2 = a.policy.version == FSCRYPT_POLICY_V2;
+	uint8_t cm = v2 ? a.policy.v2.contents_encryption_mode : a.policy.v1.contents_encryption_mode;
+	uint8_t fm = v2 ? a.policy.v2.filenames_encryption_mode
+			: a.policy.v1.filenames_encryption_mode;
+	uint8_t fl = v2 ? a.policy.v2.flags : a.policy.v1.flags;
+	printf("v%d %s %s pad%d ", v2 ? 2 : 1, fsc_mode_name(cm), fsc_mode_name(fm), 4 << (fl & 3));
+	int any = 0;
+	for (size_t k = 0; k < sizeof fsc_flags / sizeof *fsc_flags; k++)
+		if (fl & fsc_flags[k].flag)
+			printf("%s%s", any++ ? "+" : "", fsc_flags[k].name);
+	printf("%s ", any ? "" : "-");
+	if (v2)
+		fsc_print_hex(a.policy.v2.master_key_identifier, FSCRYPT_KEY_IDENTIFIER_SIZE);
+	else
+		fsc_print_hex(a.policy.v1.master_key_descriptor, FSCRYPT_KEY_DESCRIPTOR_SIZE);
+	printf("\n");
+	return 0;
+}
+
+static void fsc_nokey_line(FILE *f, const char *abs, const char *rel)
+{
+	struct stat st;
+	if (lstat(abs, &st))
+		die("lstat", abs);
+	const char *type = S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "dir"
+			   : S_ISLNK(st.st_mode) ? "symlink" : "other";
+	put_escaped(f, rel, strlen(rel));
+	fprintf(f, "\t%s\t%04o\t%lld\t", type, (unsigned)(st.st_mode & 07777),
+		(long long)st.st_size);
+	if (S_ISLNK(st.st_mode)) {
+		char t[8192];
+		ssize_t n = readlink(abs, t, sizeof t);
+		if (n < 0)
+			fprintf(f, "<%s>", strerrorname_np(errno));
+		else
+			put_escaped(f, t, n);
+	} else {
+		fputc('-', f);
+	}
+	fprintf(f, "\t%lu\t%llu\t", (unsigned long)st.st_nlink, (unsigned long long)st.st_ino);
+	if (S_ISREG(st.st_mode)) {
+		int fd = open(abs, O_RDONLY | O_NOFOLLOW);
+		fputs(fd >= 0 ? "ok" : strerrorname_np(errno), f);
+		if (fd >= 0)
+			close(fd);
+	} else {
+		fputc('-', f);
+	}
+	fputc('\n', f);
+}
+
+static int fsc_nokey_list(const char *root, const char *out)
+{
+	FILE *f = fopen(out, "w");
+	if (!f)
+		die("fopen", out);
+	collect(root, ".");
+	qsort(paths, npaths, sizeof *paths, cmp_names);
+	fsc_nokey_line(f, root, ".");
+	for (size_t k = 0; k < npaths; k++) {
+		char *a;
+		if (asprintf(&a, "%s/%s", root, paths[k]) < 0)
+			exit(1);
+		fsc_nokey_line(f, a, paths[k]);
+		free(a);
+	}
+	return fclose(f) ? 1 : 0;
+}
+
+static int fscrypt_main(int argc, char **argv)
+{
+	const char *sub = argv[1];
+	if (!strcmp(sub, "add_key") && (argc == 4 || argc == 5))
+		return fsc_add_key(argc, argv);
+	if (!strcmp(sub, "remove_key") && argc == 4)
+		return fsc_remove_key(argv[2], argv[3]);
+	if (!strcmp(sub, "key_status") && argc == 4)
+		return fsc_key_status(argv[2], argv[3]);
+	if (!strcmp(sub, "set_policy") && argc >= 7)
+		return fsc_set_policy(argc, argv);
+	if (!strcmp(sub, "get_policy") && argc == 3)
+		return fsc_get_policy(argv[2]);
+	if (!strcmp(sub, "nokey_list") && argc == 4)
+		return fsc_nokey_list(argv[2], argv[3]);
+	fprintf(stderr, "gh: bad fscrypt command %s\n", sub);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -911,6 +1203,8 @@ int main(int argc, char **argv)
 		printf("%s\n", hex);
 		return 0;
 	}
+	if (!strcmp(cmd, "fscrypt"))
+		return fscrypt_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "manifest") && (argc == 6 || argc == 7))
 		return manifest(p, argv[3], argv[4], argv[5], argc == 7 ? argv[6] : NULL);
 	fprintf(stderr, "gh: bad command %s\n", cmd);

@@ -134,11 +134,18 @@ struct featset {
 	int ipu_policy;		/* -1: the library's (the kernel's) default */
 	bool ipu_mix;		/* every overwrite may land in place */
 	int dontcache;		/* drop-behind and write-through (-1: off, the default) */
+	bool encrypt;		/* mounts load pl_keyfile; only encrypt scenarios run */
 };
 
+/* The fscrypt keys of the "crypt" feature set: written by the runner at start. */
+static char pl_keyfile[PATH_MAX];
+
 static const struct featset featsets[] = {
-	{ "none", "", 0x10, false, -1 },
-	{ "extra", "extra_attr,inode_checksum,inode_crtime", -1, true, 1 },
+	{ "none", "", 0x10, false, -1, false },
+	{ "extra", "extra_attr,inode_checksum,inode_crtime", -1, true, 1, false },
+#ifdef POWERLOSS_CRYPT
+	{ "crypt", "encrypt", 0x10, false, -1, true },
+#endif
 };
 #define NR_FEATS ((int)ARRAY_LEN(featsets))
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -212,6 +219,7 @@ struct scenario {
 	void (*setup)(struct run *r);
 	void (*fn)(struct run *r);
 	const char *mkfs;	/* its own image's mkfs.f2fs -O list (then the "extra" set only) */
+	bool encrypt;		/* runs under the encrypt feature sets only */
 };
 
 struct bound {
@@ -409,6 +417,8 @@ static struct uf2fs_options base_opts(const struct featset *f)
 	o.checkpoint_interval = 100000;
 	o.background_gc = 0;
 	o.cache_size = 64 << 20;
+	if (f->encrypt)
+		o.keyfile = pl_keyfile;
 	return o;
 }
 

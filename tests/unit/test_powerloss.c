@@ -28,8 +28,9 @@
  * file deleted, writes that need foreground GC), cp-mid, orphan (unlink of
  * open files, crash before release), small-fsyncs, clean-mount (fsync right
  * after mounting a cleanly unmounted image), sparse (indirect nodes), xattr,
- * long-chain (a roll-forward chain longer than a segment), many-new, falloc.
- * Atomic writes have no scenario yet.
+ * long-chain (a roll-forward chain longer than a segment), many-new, falloc,
+ * atomic, and crypt (fscrypt v1 and v2 directories, on an -O encrypt image
+ * with the keys in a keyfile: the "crypt" feature set, which runs crypt only).
  *
  * Each (scenario, feature set) runs its cut points in worker processes; a
  * worker that dies (a crash, a sanitizer report) is a failure naming the run
@@ -48,6 +49,7 @@
  *   UF2FS_TMPDIR                where the images go (default /dev/shm, else TMPDIR)
  *   KEEP_TMP=1                  keep the temp dir
  */
+#define POWERLOSS_CRYPT	/* the "crypt" feature set, for sc_crypt */
 #include "powerloss.h"
 
 /* /// Scenarios /// */
@@ -600,6 +602,136 @@ static void sc_quota(struct run *r)
 	f_fsync(r, "q3", false);
 }
 
+/*
+ * fscrypt. The "crypt" feature set (mkfs -O encrypt, pl_keyfile on every
+ * mount, the verifying ones included) holds two keys: a v2 key and a v1 key
+ * by descriptor. The setup makes x (v2, AES-256-XTS/AES-256-CTS, pad 32)
+ * and a (v1, Adiantum, pad 16, DIRECT_KEY); the scenario writes through
+ * both. After a cut every surviving file must decrypt to a state it had:
+ * roll-forward recovery must keep the contexts and nonces of new inodes and
+ * the ciphertext names of the dentries it re-links.
+ */
+static const uint8_t pl_desc[8] = { 0x0f, 0x5c, 0x41, 0x7e, 0x12, 0x34, 0x56, 0x78 };
+
+static void pl_key(uint8_t key[64], int which)
+{
+	rw_fill(key, 64, 0xc0ffee00u + which);
+}
+
+static int pl_write_keyfile(const char *path)
+{
+	uint8_t k[64];
+	FILE *fp;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	if (fd < 0 || !(fp = fdopen(fd, "w")))
+		return -1;
+	pl_key(k, 2);
+	for (int i = 0; i < 64; i++)
+		fprintf(fp, "%02x", k[i]);
+	fputc('\n', fp);
+	for (int i = 0; i < 8; i++)
+		fprintf(fp, "%02x", pl_desc[i]);
+	fputc(':', fp);
+	pl_key(k, 1);
+	for (int i = 0; i < 64; i++)
+		fprintf(fp, "%02x", k[i]);
+	fputc('\n', fp);
+	return fclose(fp);
+}
+
+/* Set a policy on the empty directory path (setup only: not a modelled op). */
+static void f_policy(struct run *r, const char *path, int version, int cmode, int fmode,
+		     int flags)
+{
+	struct uf2fs_fscrypt_policy p = { .version = version, .contents_mode = cmode,
+					  .filenames_mode = fmode, .flags = flags };
+	uint8_t key[64], id[16];
+	uint32_t ino;
+	int ret;
+
+	if (!op_begin(r, "set_policy v%d %s", version, path))
+		return;
+	pl_key(key, version);
+	if (version == 2) {
+		ret = uf2fs_add_key(r->fs, key, sizeof(key), NULL, id);
+		memcpy(p.key_spec, id, sizeof(id));
+	} else {
+		ret = uf2fs_add_key(r->fs, key, sizeof(key), pl_desc, id);
+		memcpy(p.key_spec, pl_desc, sizeof(pl_desc));
+	}
+	if (ret)
+		op_error(r, "add_key", ret);
+	else if (resolve(r, path, &ino) && (ret = uf2fs_set_policy(r->fs, ino, &p)))
+		op_error(r, "set_policy", ret);
+	op_end(r, false);
+}
+
+/* The inode at path is encrypted under a policy of this version. */
+static void f_expect_policy(struct run *r, const char *path, int version)
+{
+	struct uf2fs_fscrypt_policy p;
+	uint32_t ino;
+	int ret;
+
+	if (!resolve(r, path, &ino))
+		return;
+	ret = uf2fs_get_policy(r->fs, ino, &p);
+	if (ret || p.version != version)
+		runfail(r, "%s: get_policy = %d, version %d, want version %d", path, ret,
+			ret ? 0 : p.version, version);
+}
+
+static void sc_crypt_setup(struct run *r)
+{
+	f_mkdir(r, "x");
+	f_policy(r, "x", 2, 1 /* AES-256-XTS */, 4 /* AES-256-CTS */, 0x3 /* PAD_32 */);
+	f_mkdir(r, "a");
+	f_policy(r, "a", 1, 9 /* Adiantum */, 9, 0x2 /* PAD_16 */ | 0x4 /* DIRECT_KEY */);
+	f_create(r, "x/old");
+	f_write(r, "x/old", 0, 20000, 2200);
+	f_sync(r);
+	f_expect_policy(r, "x/old", 2);
+	f_expect_policy(r, "a", 1);
+}
+
+static void sc_crypt(struct run *r)
+{
+	char name[64];
+
+	f_create(r, "x/small");
+	f_write(r, "x/small", 0, 1, 2201);
+	f_fsync(r, "x/small", false);
+	f_create(r, "x/big");
+	f_write(r, "x/big", 0, 1 << 20, 2202);
+	f_fsync(r, "x/big", false);
+	f_write(r, "x/old", 5000, 9000, 2203);		/* unaligned, over old blocks */
+	f_fsync(r, "x/old", false);
+	f_write(r, "x/big", 300000, 8192, 2204);
+	f_truncate(r, "x/big", 100001);			/* zeroes the tail of a block */
+	f_fsync(r, "x/big", false);
+	f_create(r, "a/f");
+	f_write(r, "a/f", 0, 20000, 2205);
+	f_fsync(r, "a/f", true);
+	f_mkdir(r, "x/sub");
+	f_create(r, "x/sub/new-in-a-new-dir");
+	f_write(r, "x/sub/new-in-a-new-dir", 0, 7000, 2206);
+	f_fsync(r, "x/sub/new-in-a-new-dir", false);
+	f_rename(r, "x/small", "x/renamed-to-a-name-longer-than-the-inline-dentry-area-"
+		 "of-one-slot-so-that-it-takes-several-slots-and-more-than-149-bytes-of-"
+		 "ciphertext-which-makes-its-no-key-name-a-hash-0123456789");
+	f_sync(r);
+	for (int i = 0; i < 12; i++) {
+		snprintf(name, sizeof(name), "a/n%02d", i);
+		f_create(r, name);
+		f_write(r, name, 0, 100 + 300 * i, 2210 + i);
+		f_fsync(r, name, false);
+	}
+	f_unlink(r, "a/f");
+	f_write(r, "x/old", 20000, 4096, 2230);
+	f_fsync(r, "x/old", true);
+}
+
 static const struct scenario scenarios[] = {
 	{ "fsync-seq", "create/write/fsync sequences, 1 B to 3 MiB", 64, NULL, sc_fsync_seq },
 	{ "inline-grow", "inline file growing past the inline area", 64, NULL, sc_inline_grow },
@@ -622,7 +754,9 @@ static const struct scenario scenarios[] = {
 	{ "atomic", "atomic writes: commit, abort, a checkpoint while staged", 64, NULL,
 	  sc_atomic },
 	{ "quota", "owners and project IDs changing on a quota_ino image", 64, NULL, sc_quota,
-	  "extra_attr,inode_checksum,quota,project_quota" },
+	  "extra_attr,inode_checksum,quota,project_quota", false },
+	{ "crypt", "fscrypt v1 and v2 directories: writes, fsyncs, new dir, rename", 64,
+	  sc_crypt_setup, sc_crypt, NULL, true },
 };
 #define NR_SCENARIOS ((int)ARRAY_LEN(scenarios))
 
@@ -1026,6 +1160,8 @@ static void t_scenario(void **state)
 			continue;
 		if (s->mkfs && strcmp(featsets[fi].label, "extra"))
 			continue;
+		if (featsets[fi].encrypt != s->encrypt)
+			continue;
 		fails += scenario_feature(s, fi, summary);
 	}
 	if (fails)
@@ -1083,6 +1219,11 @@ int main(int argc, char **argv)
 	if (!getenv("UF2FS_TMPDIR") && !access("/dev/shm", W_OK))
 		setenv("UF2FS_TMPDIR", "/dev/shm", 1);
 	rw_tmp_init("powerloss");
+	snprintf(pl_keyfile, sizeof(pl_keyfile), "%s/keys", rw_tmp);
+	if (pl_write_keyfile(pl_keyfile)) {
+		printf("cannot write %s\n", pl_keyfile);
+		return 1;
+	}
 	summary = open_memstream(&summary_buf, &summary_len);
 	for (int si = 0; si < NR_SIZES; si++) {
 		for (int fi = 0; fi < NR_FEATS; fi++) {
