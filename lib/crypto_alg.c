@@ -624,6 +624,18 @@ uint64_t fscrypt_siphash(const uint8_t key[16], const void *data, size_t len)
 	return v;
 }
 
+int crypt_poly1305_ctx(EVP_MAC_CTX *ctx, const uint8_t key[32], const void *data, size_t len,
+		       uint8_t out[16])
+{
+	size_t got = 0;
+
+	/* A key given to EVP_MAC_init() restarts the context, whatever it hashed before. */
+	if (EVP_MAC_init(ctx, key, 32, NULL) && EVP_MAC_update(ctx, data, len) &&
+	    EVP_MAC_final(ctx, out, &got, 16) && got == 16)
+		return 0;
+	return -EIO;
+}
+
 int crypt_poly1305(const uint8_t key[32], const void *data, size_t len, uint8_t out[16])
 {
 	int err = algs_ready();
@@ -652,6 +664,7 @@ int wide_alloc(struct wide_state **out, int mode, size_t sec_len, size_t aes_key
 	/* The pools read the key when they first key a context, not now. */
 	crypt_pool_init(&w->aes_enc, algs.ecb256, w->sec + aes_key_off, 1, NULL);
 	crypt_pool_init(&w->aes_dec, algs.ecb256, w->sec + aes_key_off, 0, NULL);
+	pthread_mutex_init(&w->mac_lock, NULL);
 	*out = w;
 	return 0;
 }
@@ -662,6 +675,32 @@ void wide_free(struct wide_state *w)
 		return;
 	crypt_pool_destroy(&w->aes_enc);
 	crypt_pool_destroy(&w->aes_dec);
+	/* OpenSSL wipes a Poly1305 context's key and state when it frees it. */
+	for (int i = 0; i < w->mac_n; i++)
+		EVP_MAC_CTX_free(w->mac_free[i]);
+	pthread_mutex_destroy(&w->mac_lock);
 	fscrypt_secret_free(w->sec, w->sec_len);
 	free(w);
+}
+
+EVP_MAC_CTX *wide_mac_get(struct wide_state *w)
+{
+	EVP_MAC_CTX *ctx = NULL;
+
+	pthread_mutex_lock(&w->mac_lock);
+	if (w->mac_n)
+		ctx = w->mac_free[--w->mac_n];
+	pthread_mutex_unlock(&w->mac_lock);
+	return ctx ? ctx : EVP_MAC_CTX_new(algs.poly1305);
+}
+
+void wide_mac_put(struct wide_state *w, EVP_MAC_CTX *ctx)
+{
+	pthread_mutex_lock(&w->mac_lock);
+	if (w->mac_n < (int)(sizeof(w->mac_free) / sizeof(w->mac_free[0]))) {
+		w->mac_free[w->mac_n++] = ctx;
+		ctx = NULL;
+	}
+	pthread_mutex_unlock(&w->mac_lock);
+	EVP_MAC_CTX_free(ctx);
 }

@@ -41,11 +41,18 @@ int crypt_pool_run(struct crypt_pool *p, const uint8_t *iv, const uint8_t *in, u
 int crypt_aes_block(struct crypt_pool *p, const uint8_t in[16], uint8_t out[16]);
 /* Poly1305 (RFC 8439) of data under a 32-byte key r || s. */
 int crypt_poly1305(const uint8_t key[32], const void *data, size_t len, uint8_t out[16]);
+/* The same on a context taken from wide_mac_get(), rekeyed: no allocation per call. */
+int crypt_poly1305_ctx(EVP_MAC_CTX *ctx, const uint8_t key[32], const void *data, size_t len,
+		       uint8_t out[16]);
 
 /* The state of an Adiantum or HCTR2 key; its keys live in secret memory. */
 struct wide_state {
 	int mode;
 	struct crypt_pool aes_enc, aes_dec;	/* AES-256, one block at a time */
+	/* Poly1305 contexts (Adiantum), taken out for one message as the pools' are. */
+	pthread_mutex_t mac_lock;
+	int mac_n;
+	EVP_MAC_CTX *mac_free[16];
 	uint8_t *sec;
 	size_t sec_len;
 };
@@ -62,6 +69,9 @@ int hctr2_crypt_tweak(struct wide_state *w, const uint8_t *tweak, size_t tweak_l
 /* A zeroed state with sec_len bytes of secret memory, AES-256 keyed at sec + aes_key_off. */
 int wide_alloc(struct wide_state **out, int mode, size_t sec_len, size_t aes_key_off);
 void wide_free(struct wide_state *w);
+/* A Poly1305 context no other thread uses (NULL when out of memory); put it back after. */
+EVP_MAC_CTX *wide_mac_get(struct wide_state *w);
+void wide_mac_put(struct wide_state *w, EVP_MAC_CTX *ctx);
 
 /* Written here; exported for the unit tests. */
 

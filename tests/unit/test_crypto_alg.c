@@ -429,10 +429,10 @@ static void t_siphash(void **state)
 /* /// Secret memory /// */
 
 /*
- * AddressSanitizer's runtime turns mlock() into a no-op (it would lock the
- * shadow too), so in that build VmLck cannot show the locking.
+ * The sanitizer runtimes turn mlock() into a no-op (it would lock their
+ * shadow memory too), so in those builds VmLck cannot show the locking.
  */
-#ifdef __SANITIZE_ADDRESS__
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define LOCKING_VISIBLE	0
 #else
 #define LOCKING_VISIBLE	1
