@@ -85,5 +85,6 @@ if [ ! -x "$PC" ] || [ "$BUILD/libuf2fs.a" -nt "$PC" ] ||
 		{ note "bench/precache.c did not build; the library precache row is skipped"; rm -f "$PC"; }
 fi
 
+[[ ${BENCH_PARTS:-crypto} =~ crypto ]] && { "$TOP/bench/crypto-bench.sh" || note "crypto failed"; }
 exec python3 "$TOP/bench/bench.py" --passthrough "$PT" --uf2fs "$BUILD/uf2fs" --precache "$PC" \
 	--out "$OUT" "$@"
