@@ -93,6 +93,8 @@ fi
 # bench/precache.c: uf2fs_precache_extents timed through the library (no FUSE),
 # for seed 002 beside the ioctl on the mount. Rebuilt when the library changes;
 # a failed build only drops that row.
+# libuf2fs.a needs what the Makefile links: libcrypto, and libsparse from Debian's android/ dir
+SPARSE_LIBDIR=/usr/lib/$(cc -dumpmachine)/android
 PC=$BUILD/bench/precache
 if [ ! -x "$PC" ] || [ "$BUILD/libuf2fs.a" -nt "$PC" ] ||
 	[ "$TOP/bench/precache.c" -nt "$PC" ]; then
@@ -100,15 +102,27 @@ if [ ! -x "$PC" ] || [ "$BUILD/libuf2fs.a" -nt "$PC" ] ||
 	# shellcheck disable=SC2046
 	cc -O2 -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I"$TOP/include" -o "$PC" \
 		"$TOP/bench/precache.c" "$BUILD/libuf2fs.a" \
-		$(pkg-config --libs liburing liblz4 libzstd lzo2 zlib) -lunistring -pthread -lm ||
+		$(pkg-config --libs liburing liblz4 libzstd lzo2 zlib libcrypto) -lunistring \
+		-L"$SPARSE_LIBDIR" -Wl,-rpath,"$SPARSE_LIBDIR" -lsparse -pthread -lm ||
 		{ note "bench/precache.c did not build; the library precache row is skipped"; rm -f "$PC"; }
 fi
 
+# The encrypted rows (bench/crypto-bench.sh) run first; their table is added
+# to results.md after bench.py's.
+crypto_md=
+if [[ ${BENCH_PARTS:-crypto} =~ crypto ]]; then
+	if "$TOP/bench/crypto-bench.sh"; then crypto_md=$OUT/crypto-results.md; else note "crypto failed"; fi
+fi
 # The charts need matplotlib: Debian's python3-matplotlib lives in the system
 # interpreter, which a python3 first on PATH (pyenv, a venv) may not see.
 PY=python3
 for py in python3 /usr/bin/python3; do
 	if "$py" -c 'import matplotlib' 2>/dev/null; then PY=$py; break; fi
 done
-exec "$PY" "$TOP/bench/bench.py" --passthrough "$PT" --uf2fs "$BUILD/uf2fs" --precache "$PC" \
-	--out "$OUT" "$@"
+rc=0
+"$PY" "$TOP/bench/bench.py" --passthrough "$PT" --uf2fs "$BUILD/uf2fs" --precache "$PC" \
+	--out "$OUT" "$@" || rc=$?
+if [ -n "$crypto_md" ] && [ -s "$crypto_md" ] && [ -s "$OUT/results.md" ]; then
+	{ echo; cat "$crypto_md"; } >>"$OUT/results.md"
+fi
+exit $rc
