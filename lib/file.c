@@ -369,6 +369,15 @@ int uf2fs_open(struct uf2fs *fs, uint32_t ino, int flags)
 		f2fs_iput(sbi, fi);
 		return -EPERM;
 	}
+	/* as fscrypt_file_open: an encrypted file opens only with its key */
+	if (fscrypt_file_data(fi)) {
+		int ret = fscrypt_prepare(sbi, fi);
+
+		if (ret) {
+			f2fs_iput(sbi, fi);
+			return ret;
+		}
+	}
 	if (f2fs_is_verity(fi)) {
 		int ret;
 
