@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Disk quota, both directions, against the real Linux f2fs in QEMU, on a
-# `mkfs.f2fs -g android` image (quota_ino, project_quota):
+# Disk quota, both directions, against the real Linux f2fs in QEMU, on
+# `mkfs.f2fs -g android` images (quota_ino, project_quota), and one with
+# `-O casefold -C utf8` besides (a casefolded directory in the workload):
 #
 # (a) uf2fs (FUSE, rw) writes, truncates, chowns, chgrps, sets project IDs
 #     (chattr -p, a PROJINHERIT directory), links, deletes and fallocates;
@@ -28,10 +29,17 @@ need_cmd gcc chattr
 
 TMO=${QUOTA_COMPAT_TIMEOUT:-300}
 tmpdir_init quota-compat
-IMG=$TMP/q.img
-M=$TMP/mnt
+# One image: LABEL, then mkfs.f2fs options after -g android.
+one_image() {
+LABEL=$1
+shift
+IMG=$TMP/$LABEL.img
+M=$TMP/mnt-$LABEL
 truncate -s 128M "$IMG"
-"$MKFS_F2FS" -f -q -g android "$IMG" >/dev/null || fail "mkfs.f2fs -g android"
+"$MKFS_F2FS" -f -q -g android "$@" "$IMG" >/dev/null || fail "mkfs.f2fs -g android $*"
+TMP_SAVE=$TMP
+TMP=$TMP/$LABEL
+mkdir -p "$TMP"
 
 # `uf2fs quota` -> "type id KiB inodes", as gh quota-get prints them
 report_of() {
@@ -67,6 +75,13 @@ rm -f "$M"/d/small-1*
 chattr +P -p 42 "$M/proj" || fail "chattr -p"
 dd if=/dev/urandom of="$M/proj/p" bs=4k count=10 status=none
 chattr -p 43 "$M/d/b" || fail "chattr -p on a file"
+if [ "$LABEL" = casefold ]; then
+	mkdir "$M/cf"
+	chattr +F "$M/cf" || fail "chattr +F"
+	for n in Alpha BETA gamma; do dd if=/dev/urandom of="$M/cf/$n" bs=4k count=3 status=none; done
+	chown -R 1005:1005 "$M/cf"
+	[ -e "$M/cf/ALPHA" ] || fail "casefolded lookup"
+fi
 umount_uf2fs "$M" || fail "unmount"
 fsck_quota_clean "uf2fs wrote"
 report_of "$IMG" > "$TMP/uf2fs-a"
@@ -117,4 +132,10 @@ fsck_quota_clean "Linux wrote"
 report_of "$IMG" > "$TMP/uf2fs-c"
 diff -u "$TMP/g/linux-b" "$TMP/uf2fs-c" >&2 || fail "uf2fs reads Linux's usage differently"
 grep -q "^user 2000 " "$TMP/uf2fs-c" || fail "Linux's new owner is missing"
-pass "quota usage identical both ways between uf2fs and Linux f2fs"
+TMP=$TMP_SAVE
+log "$LABEL: quota usage identical both ways"
+}
+
+one_image android
+one_image casefold -O casefold -C utf8
+pass "quota usage identical both ways between uf2fs and Linux f2fs (-g android, and with casefold)"
