@@ -131,7 +131,7 @@ static void atomic_writes(void)
 
 static void fallocate_and_truncate(void)
 {
-	uint64_t s = 77;
+	uint64_t s = 77, ipu;
 
 	rw_create(FS, M, "e/fal", S_IFREG | 0644, 0, NULL);
 	rw_write_pat(FS, M, "e/fal", 0, 40 * BS, 21);
@@ -157,6 +157,7 @@ static void fallocate_and_truncate(void)
 	rw_create(FS, M, "e/rand", S_IFREG | 0644, 0, NULL);
 	rw_write_pat(FS, M, "e/rand", 0, 128 * BS, 41);
 	RW_OK(uf2fs_sync(FS));
+	ipu = rw_stat_number(FS, "in-place (IPU)");
 	for (int i = 0; i < 60; i++) {
 		uint64_t off = rw_splitmix(&s) % (130 * BS);
 		size_t len = 1 + rw_splitmix(&s) % (3 * BS);
@@ -165,31 +166,55 @@ static void fallocate_and_truncate(void)
 		if (i % 20 == 19)
 			RW_OK(uf2fs_sync(FS));
 	}
+	/* a volume under 16 GiB takes IPU_FORCE: checkpoints overwrite ciphertext in place */
+	if (rw_stat_number(FS, "in-place (IPU)") <= ipu)
+		RW_FAIL("no in-place update of the encrypted file");
 	rw_create(FS, M, "e/holes", S_IFREG | 0644, 0, NULL);
 	rw_write_pat(FS, M, "e/holes", 0, 100, 51);
 	rw_write_pat(FS, M, "e/holes", 300 * BS + 17, 5000, 52);
 	rw_write_pat(FS, M, "e/holes", 1000 * BS - 3, 3, 53);
 }
 
+/* fsync'd writes with no checkpoint after them: roll-forward brings them back. */
+static void crash_and_recover(void)
+{
+	uint64_t cps;
+
+	rw_create(FS, M, "e/rec", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "e/rec", 0, 4 * BS, 61);
+	RW_OK(uf2fs_sync(FS));
+	cps = rw_stat_number(FS, "checkpoints");
+	rw_write_pat(FS, M, "e/rec", 2 * BS + 99, 20 * BS + 777, 62);
+	RW_OK(uf2fs_fsync(FS, rw_ino(FS, "e/rec"), false));
+	rw_write_pat(FS, M, "e/trunc", 3, 200, 63);
+	RW_OK(uf2fs_fsync(FS, rw_ino(FS, "e/trunc"), true));
+	if (rw_stat_number(FS, "checkpoints") != cps)
+		RW_FAIL("fsync wrote a checkpoint: nothing left to roll forward");
+	uf2fs_test_crash(FS);
+	FS = mount_rw();
+	add_key();
+	RW_VERIFY(FS, M, "after a crash and roll-forward");
+}
+
 /* Without the key, no data block of an encrypted file holds its plaintext. */
 static void check_ciphertext(void)
 {
 	static const char *const files[] = { "e/big", "e/atom", "e/abort", "e/fal", "e/trunc",
-					     "e/rand", "e/holes" };
-	uint32_t inos[7];
+					     "e/rand", "e/holes", "e/rec" };
+	uint32_t inos[8];
 	uint8_t *blk = malloc(BS);
 	unsigned int checked = 0;
 	int fd;
 
 	FS = mount_rw();
 	add_key();
-	for (size_t f = 0; f < 7; f++)
+	for (size_t f = 0; f < 8; f++)
 		inos[f] = rw_ino(FS, files[f]);
 	rw_unmount(FS);
 	FS = rw_mount(IMG, true);
 	fd = open(IMG, O_RDONLY);
 	assert_true(fd >= 0);
-	for (size_t f = 0; f < 7; f++) {
+	for (size_t f = 0; f < 8; f++) {
 		struct mnode *n = model_get(M, files[f]);
 
 		for (uint64_t b = 0; b * BS < n->size; b++) {
@@ -246,6 +271,7 @@ static void t_crypto_rw(void **state)
 	for (int i = 0; i < 10; i++)
 		if (uf2fs_gc(FS, true))
 			break;
+	crash_and_recover();
 	rw_unmount(FS);
 	RW_FSCK(IMG);
 
