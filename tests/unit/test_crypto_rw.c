@@ -5,9 +5,8 @@
  * is the logical block, not the address), in-place updates, roll-forward
  * recovery, atomic writes, fallocate (preallocate, punch hole, zero range)
  * and truncate to a partial block must leave every byte as a plaintext model
- * says. Checked after a
- * remount with the key, with fsck.f2fs -f, and without the key: the blocks on
- * disk must not hold the plaintext.
+ * says. Checked after a remount with the key, with fsck.f2fs -f, and without
+ * the key: the blocks on disk must not hold the plaintext, and reads fail.
  */
 #include "test_rw_common.h"
 
@@ -259,6 +258,8 @@ static void check_ciphertext(void)
 		}
 	}
 	close(fd);
+	/* as fscrypt_file_open: no key, no contents */
+	RW_EXPECT(uf2fs_read(FS, inos[0], blk, BS, 0), -ENOKEY);
 	free(blk);
 	if (checked < 400)
 		RW_FAIL("only %u data blocks checked", checked);
