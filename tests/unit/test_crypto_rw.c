@@ -11,6 +11,7 @@
 #include "test_rw_common.h"
 
 #include <linux/fscrypt.h>
+#include <sys/statvfs.h>
 
 #define FEATURES RW_FEATURES_DEFAULT ",encrypt"
 #define BS 4096
@@ -266,7 +267,8 @@ static void check_ciphertext(void)
 	rw_unmount(FS);
 }
 
-static void t_crypto_rw(void **state)
+/* A fresh image of mb MiB, mounted, with the key added and /e encrypted. */
+static void setup(struct model *m, const char *name, unsigned int mb)
 {
 	struct uf2fs_fscrypt_policy pol = {
 		.version = FSCRYPT_POLICY_V2,
@@ -274,20 +276,26 @@ static void t_crypto_rw(void **state)
 		.filenames_mode = FSCRYPT_MODE_AES_256_CTS,
 		.flags = FSCRYPT_POLICY_FLAGS_PAD_32,
 	};
-	struct model m;
 	uint32_t dir;
 
-	(void)state;
-	model_init(&m);
-	M = &m;
+	model_init(m);
+	M = m;
 	rw_fill(KEY, sizeof(KEY), 4242);
-	rw_img_path(IMG, sizeof(IMG), "crypto-rw");
-	rw_mkfs(IMG, 128, FEATURES);
+	rw_img_path(IMG, sizeof(IMG), name);
+	rw_mkfs(IMG, mb, FEATURES);
 	FS = mount_rw();
 	add_key();
 	dir = rw_create(FS, M, "e", S_IFDIR | 0755, 0, NULL);
 	memcpy(pol.key_spec, KEY_ID, 16);
 	RW_OK(uf2fs_set_policy(FS, dir, &pol));
+}
+
+static void t_crypto_rw(void **state)
+{
+	struct model m;
+
+	(void)state;
+	setup(&m, "crypto-rw", 128);
 
 	fragment_and_gc();
 	atomic_writes();
@@ -312,10 +320,59 @@ static void t_crypto_rw(void **state)
 	model_free(&m);
 }
 
+/*
+ * A nearly full image, every other encrypted file deleted: new encrypted
+ * files go into the freed slots of used segments (SSR).
+ */
+static void t_crypto_ssr(void **state)
+{
+	struct statvfs st;
+	uint64_t files, ssr;
+	struct model m;
+	char p[64];
+
+	(void)state;
+	setup(&m, "crypto-ssr", 64);
+	RW_OK(uf2fs_statfs(FS, &st));
+	files = st.f_bfree * 85 / 100 / 64;	/* 256 KiB each */
+	for (uint64_t i = 0; i < files; i++) {
+		snprintf(p, sizeof(p), "e/f%" PRIu64, i);
+		rw_create(FS, M, p, S_IFREG | 0644, 0, NULL);
+		rw_write_pat(FS, M, p, 0, 256 << 10, 100 + i);
+	}
+	RW_OK(uf2fs_sync(FS));
+	for (uint64_t i = 0; i < files; i += 2) {
+		snprintf(p, sizeof(p), "f%" PRIu64, i);
+		RW_OK(uf2fs_unlink(FS, rw_ino(FS, "e"), p, strlen(p)));
+		snprintf(p, sizeof(p), "e/f%" PRIu64, i);
+		model_del(M, p);
+	}
+	RW_OK(uf2fs_sync(FS));
+	ssr = rw_stat_number(FS, "clean (LFS),");
+	for (uint64_t i = 0; i < files / 2; i++) {
+		snprintf(p, sizeof(p), "e/g%" PRIu64, i);
+		rw_create(FS, M, p, S_IFREG | 0644, 0, NULL);
+		rw_write_pat(FS, M, p, 0, 200 << 10, 1000 + i);
+		if (i % 8 == 7)
+			RW_OK(uf2fs_sync(FS));
+	}
+	RW_OK(uf2fs_sync(FS));
+	if (rw_stat_number(FS, "clean (LFS),") <= ssr)
+		RW_FAIL("no SSR segment was used");
+	rw_unmount(FS);
+	RW_FSCK(IMG);
+	FS = mount_rw();
+	add_key();
+	RW_VERIFY(FS, M, "remount after SSR");
+	rw_unmount(FS);
+	model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_crypto_rw),
+		cmocka_unit_test(t_crypto_ssr),
 	};
 	int failures;
 
