@@ -290,6 +290,17 @@ static void setup(struct model *m, const char *name, unsigned int mb)
 	RW_OK(uf2fs_set_policy(FS, dir, &pol));
 }
 
+/* Unmount, fsck, mount with the key, check the model, unmount (fsck is the caller's). */
+static void remount_verify(const char *when)
+{
+	rw_unmount(FS);
+	RW_FSCK(IMG);
+	FS = mount_rw();
+	add_key();
+	RW_VERIFY(FS, M, when);
+	rw_unmount(FS);
+}
+
 static void t_crypto_rw(void **state)
 {
 	struct model m;
@@ -307,14 +318,7 @@ static void t_crypto_rw(void **state)
 		if (uf2fs_gc(FS, true))
 			break;
 	crash_and_recover();
-	rw_unmount(FS);
-	RW_FSCK(IMG);
-
-	FS = mount_rw();
-	add_key();
-	RW_VERIFY(FS, M, "remount with the key");
-	rw_unmount(FS);
-	RW_FSCK(IMG);
+	remount_verify("remount with the key");
 	check_ciphertext();
 	RW_FSCK(IMG);
 	model_free(&m);
@@ -359,12 +363,8 @@ static void t_crypto_ssr(void **state)
 	RW_OK(uf2fs_sync(FS));
 	if (rw_stat_number(FS, "clean (LFS),") <= ssr)
 		RW_FAIL("no SSR segment was used");
-	rw_unmount(FS);
+	remount_verify("remount after SSR");
 	RW_FSCK(IMG);
-	FS = mount_rw();
-	add_key();
-	RW_VERIFY(FS, M, "remount after SSR");
-	rw_unmount(FS);
 	model_free(&m);
 }
 
