@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
+#include "crypto.h"
 #include "f2fs.h"
 #include "verity.h"
 
@@ -321,6 +322,11 @@ static int meta_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, void 
 			if (ret)
 				return f2fs_error(sbi, EIO, "inode %u: verity metadata read at %u "
 						  "failed", fi->ino, map.pblk);
+			/* f2fs keeps it in the page cache: encrypted as data at that index */
+			if (fscrypt_file_data(fi))
+				ret = fscrypt_crypt_blocks(sbi, fi, map.lblk, blk, blk, 1, false);
+			if (ret)
+				return ret;
 		}
 		memcpy(buf, blk + in, n);
 		buf = (uint8_t *)buf + n;
@@ -367,6 +373,12 @@ static int load_verity(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	if (f2fs_is_compressed(fi))
 		return f2fs_error(sbi, EOPNOTSUPP, "inode %u: fs-verity on a compressed file is "
 				  "not supported", fi->ino);
+	/* the tree and descriptor are encrypted as the data: no key, no verity (ENOKEY) */
+	if (fscrypt_file_data(fi)) {
+		ret = fscrypt_prepare(sbi, fi);
+		if (ret)
+			return ret;
+	}
 	ret = read_dloc(sbi, fi, &dloc);
 	if (ret)
 		return ret;
@@ -705,11 +717,19 @@ static int write_meta_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi
 	struct dnode_of_data dn;
 	struct f2fs_summary sum;
 	struct node_info ni;
+	uint8_t enc[F2FS_BLKSIZE];
 	struct iovec iov = { (void *)data, F2FS_BLKSIZE };
 	uint32_t *addrs;
 	block_t blk;
-	int ret = f2fs_get_dnode_alloc(sbi, fi, lblk, &dn);
+	int ret = 0;
 
+	/* as f2fs writes it from the page cache: encrypted as data at that index */
+	if (fscrypt_file_data(fi)) {
+		ret = fscrypt_crypt_blocks(sbi, fi, lblk, data, enc, 1, true);
+		iov.iov_base = enc;
+	}
+	if (!ret)
+		ret = f2fs_get_dnode_alloc(sbi, fi, lblk, &dn);
 	if (ret)
 		return ret;
 	addrs = (uint32_t *)dn.addrs;
@@ -791,13 +811,11 @@ static int enable_checks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 		return -EEXIST;
 	if (fi->atomic)
 		return -EOPNOTSUPP;
-	if (f2fs_is_encrypted(fi))
-		return f2fs_error(sbi, EOPNOTSUPP, "inode %u: fs-verity on an encrypted file is "
-				  "not supported by uf2fs", fi->ino);
 	if (f2fs_is_compressed(fi))
 		return f2fs_error(sbi, EOPNOTSUPP, "inode %u: fs-verity on a compressed file is "
 				  "not supported by uf2fs", fi->ino);
-	return 0;
+	/* the file was opened for writing: fscrypt_file_open wants the key */
+	return fscrypt_file_data(fi) ? fscrypt_prepare(sbi, fi) : 0;
 }
 
 static int do_enable(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,

@@ -14,6 +14,11 @@
 #     against Linux's tree) and measures them through the mount and the CLI.
 # fsck.f2fs -f is clean after each side wrote; the guest's dmesg has no f2fs
 # or fs-verity complaint.
+# The image also has -O encrypt: files under enc/ (a v2 AES-256-XTS policy
+# set by uf2fs) are encrypted, their Merkle tree and descriptor too (f2fs
+# encrypts them as data at their block index): uf2fs enables verity on two
+# (mount and CLI) that Linux, given the key, reads and measures; Linux
+# enables verity on one that uf2fs reads and measures with the keyfile.
 #
 # Env: BUILD, UF2FS, TOP (from make check); KEEP_TMP=1.
 set -euo pipefail
@@ -29,11 +34,18 @@ need_uf2fs
 need_cmd fsverity
 # fs-verity's SHA-512 is a module in Debian's kernel; SHA-256 is built in
 QEMU_MODULES="$QEMU_MODULES sha512_generic"
+# fscrypt's v2 default (AES-256-XTS contents, CTS names, HKDF-SHA512)
+QEMU_MODULES="$QEMU_MODULES ecb xts cts hmac"
+KEY=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f
+KEYID=8699c2c53707405da5aba5ae4d8583c0
 
 TMO=${VERITY_COMPAT_TIMEOUT:-300}
 tmpdir_init verity-compat
 IMG=$TMP/v.img M=$TMP/mnt SRC=$TMP/src
-mkdir -p "$SRC" "$TMP/in"
+mkdir -p "$SRC/enc" "$TMP/in"
+K=$TMP/keys
+echo $KEY >"$K"
+chmod 600 "$K"
 
 # name size hash salt who: u = uf2fs (mount), c = uf2fs (CLI), l = Linux
 FILES="u1 1 sha512 c0ffee u
@@ -41,7 +53,10 @@ u5k 5000 sha256 - c
 u700k 700000 sha256 0a0b0c0d u
 l4097 4097 sha256 - l
 l300k 300000 sha512 feed l
-l600k 614400 sha256 1234 l"
+l600k 614400 sha256 1234 l
+enc/u9000 9000 sha256 - u
+enc/c300k 300000 sha512 beef c
+enc/l70k 70000 sha256 ab l"
 
 digest_of() { # name hash salt
 	local o=(--hash-alg="$2")
@@ -51,10 +66,14 @@ digest_of() { # name hash salt
 
 rm -f "$IMG"
 truncate -s 128M "$IMG"
-"$MKFS_F2FS" -f -q -O extra_attr,verity "$IMG" >/dev/null || fail "mkfs.f2fs -O verity"
+"$MKFS_F2FS" -f -q -O extra_attr,verity,encrypt "$IMG" >/dev/null ||
+	fail "mkfs.f2fs -O verity,encrypt"
+mount_uf2fs "$IMG" "$M" rw,keyfile="$K" || fail "uf2fs mount -o keyfile"
+mkdir "$M/enc" && "$UF2FS" fscrypt set_policy $KEYID "$M/enc" || fail "set_policy enc"
+umount_uf2fs "$M" || fail "unmount"
 while read -r name size hash salt who; do
 	head -c "$size" /dev/urandom >"$SRC/$name"
-	"$UF2FS" put "$IMG" "$SRC/$name" "/$name" || fail "uf2fs put $name"
+	"$UF2FS" put -o keyfile="$K" "$IMG" "$SRC/$name" "/$name" || fail "uf2fs put $name"
 	digest_of "$name" "$hash" "$salt" >"$SRC/$name.digest"
 done <<<"$FILES"
 
@@ -63,9 +82,10 @@ while read -r name size hash salt who; do
 	[ "$who" = c ] || continue
 	o=(--hash-alg="$hash")
 	[ "$salt" = - ] || o+=(--salt="$salt")
-	"$UF2FS" verity enable "${o[@]}" "$IMG" "/$name" || fail "uf2fs verity enable $name"
+	"$UF2FS" verity enable -o keyfile="$K" "${o[@]}" "$IMG" "/$name" ||
+		fail "uf2fs verity enable $name"
 done <<<"$FILES"
-mount_uf2fs "$IMG" "$M" rw || fail "uf2fs mount -o rw"
+mount_uf2fs "$IMG" "$M" rw,keyfile="$K" || fail "uf2fs mount -o rw"
 while read -r name size hash salt who; do
 	[ "$who" = u ] || continue
 	o=(--hash-alg="$hash")
@@ -94,6 +114,8 @@ O=/tmp/out
 mkdir -p \$O /mnt
 bad() { echo "GUEST: \$*"; rc=1; }
 if mount -t f2fs /dev/vda /mnt; then
+	[ "\$(gh fscrypt add_key /mnt $KEY)" = $KEYID ] || bad "add_key"
+	gh fscrypt get_policy /mnt/enc/u9000 > \$O/policy || bad "get_policy enc/u9000"
 $body
 	echo x >> /mnt/u5k 2>/dev/null && bad "Linux wrote to uf2fs's verity file"
 	gh flags /mnt/u700k > \$O/flags
@@ -126,11 +148,13 @@ while read -r name size hash salt who; do
 done <<<"$FILES"
 [ $(( 0x$(cut -d' ' -f1 "$TMP/g/flags") & 0x00100000 )) -ne 0 ] ||
 	fail "Linux shows no FS_VERITY_FL on u700k: $(cat "$TMP/g/flags")"
+grep -q "^v2 AES-256-XTS .* $KEYID\$" "$TMP/g/policy" ||
+	fail "Linux sees enc/u9000 unencrypted or under another policy: $(cat "$TMP/g/policy")"
 log "Linux verified, read and measured every file as fsverity digest does"
 fsck_clean "$IMG" || fail "fsck.f2fs after Linux enabled verity"
 
 step "(c) uf2fs reads and measures Linux's files"
-mount_uf2fs "$IMG" "$M" ro || fail "uf2fs mount -o ro"
+mount_uf2fs "$IMG" "$M" ro,keyfile="$K" || fail "uf2fs mount -o ro"
 while read -r name size hash salt who; do
 	cmp "$M/$name" "$SRC/$name" || fail "$name reads wrong through uf2fs"
 	got=$(fsverity measure "$M/$name" | cut -d' ' -f1)
@@ -139,8 +163,8 @@ done <<<"$FILES"
 lsattr "$M/l600k" | grep -q '^[^ ]*V' || fail "lsattr shows no V on Linux's verity file"
 umount_uf2fs "$M" || fail "unmount"
 while read -r name size hash salt who; do
-	got=$("$UF2FS" verity measure "$IMG" "/$name" | cut -d' ' -f1)
+	got=$("$UF2FS" verity measure -o keyfile="$K" "$IMG" "/$name" | cut -d' ' -f1)
 	[ "$got" = "$(cat "$SRC/$name.digest")" ] || fail "uf2fs (CLI) measures $name as $got"
-	"$UF2FS" cat "$IMG" "/$name" | cmp - "$SRC/$name" || fail "uf2fs cat $name"
+	"$UF2FS" cat -o keyfile="$K" "$IMG" "/$name" | cmp - "$SRC/$name" || fail "uf2fs cat $name"
 done <<<"$FILES"
 pass
