@@ -16,7 +16,9 @@
  * Otherwise, and always for the cluster that straddles EOF, the cluster is
  * stored raw, as f2fs_write_raw_pages does: its dirty blocks, or all of
  * them when it was compressed before, each in its own block; slots past
- * EOF are freed.
+ * EOF are freed. In an encrypted file each block is then encrypted as
+ * the file block of its slot, compressed blocks included, as Linux lays
+ * them out (compress, then encrypt; the read side decrypts the same way).
  *
  * Accounting, as the kernel's and fsck's: every slot that is not NULL_ADDR
  * counts in i_blocks and in the checkpoint's valid blocks (COMPRESS_ADDR
@@ -125,32 +127,71 @@ static bool is_hot_file(const struct f2fs_sb_info *sbi, const char *name, size_t
  * F2FS_NOCOMP_FL, or else its F2FS_COMPR_FL. Other inodes are never
  * compressed.
  */
-void f2fs_compress_new_inode(struct f2fs_sb_info *sbi, const struct f2fs_inode_info *dir,
-			     struct f2fs_inode *ri, const char *name, size_t len)
+enum new_compression { NEW_PLAIN, NEW_NOCOMP, NEW_COMPR };
+
+static enum new_compression new_inode_compression(struct f2fs_sb_info *sbi,
+						  const struct f2fs_inode_info *dir,
+						  uint32_t mode, const char *name, size_t len)
 {
 	const struct uf2fs_compress_options *o = &sbi->opts.compress;
 	unsigned int nr_ext = MIN(o->nr_ext, (unsigned int)UF2FS_COMPRESS_EXT_MAX);
-	uint16_t mode = ri->i_mode;
 
+	if (S_ISREG(mode)) {
+		if (is_hot_file(sbi, name, len))
+			return NEW_PLAIN;
+		for (unsigned int i = 0; i < nr_ext; i++)
+			if (name_has_ext(name, len, (const uint8_t *)o->ext[i]))
+				return NEW_COMPR;
+	} else if (!S_ISDIR(mode)) {
+		return NEW_PLAIN;
+	}
+	if (dir->flags & F2FS_NOCOMP_FL)
+		return NEW_NOCOMP;
+	return (dir->flags & F2FS_COMPR_FL) ? NEW_COMPR : NEW_PLAIN;
+}
+
+void f2fs_compress_new_inode(struct f2fs_sb_info *sbi, const struct f2fs_inode_info *dir,
+			     struct f2fs_inode *ri, const char *name, size_t len)
+{
 	if (!dir || !f2fs_has_feature(sbi, F2FS_FEATURE_COMPRESSION) ||
 	    !(ri->i_inline & F2FS_EXTRA_ATTR) || !extra_fits_compression(ri->i_extra_isize))
 		return;
-	if (S_ISREG(mode)) {
-		if (is_hot_file(sbi, name, len))
-			return;
-		for (unsigned int i = 0; i < nr_ext; i++) {
-			if (name_has_ext(name, len, (const uint8_t *)o->ext[i])) {
-				set_raw_context(ri, mount_context(sbi));
-				return;
-			}
-		}
-	} else if (!S_ISDIR(mode)) {
-		return;
-	}
-	if (dir->flags & F2FS_NOCOMP_FL)
+	switch (new_inode_compression(sbi, dir, ri->i_mode, name, len)) {
+	case NEW_NOCOMP:
 		ri->i_flags |= F2FS_NOCOMP_FL;
-	else if (dir->flags & F2FS_COMPR_FL)
+		break;
+	case NEW_COMPR:
 		set_raw_context(ri, mount_context(sbi));
+		break;
+	case NEW_PLAIN:
+		break;
+	}
+}
+
+/*
+ * The same rule for an inode made in an encrypted directory, which got the
+ * encrypted name at creation: the kernel matches compress_extension
+ * against the name the user gave (set_compress_new_inode sees the dentry's
+ * plaintext name), so this runs once that name is known, on the new,
+ * still empty inode.
+ */
+int f2fs_compress_new_encrypted(struct f2fs_sb_info *sbi, const struct f2fs_inode_info *dir,
+				struct f2fs_inode_info *fi, const char *name, size_t len)
+{
+	if (!f2fs_has_feature(sbi, F2FS_FEATURE_COMPRESSION) || !(fi->i_inline & F2FS_EXTRA_ATTR) ||
+	    !extra_fits_compression(fi->extra_isize * 4))
+		return 0;
+	switch (new_inode_compression(sbi, dir, fi->mode, name, len)) {
+	case NEW_NOCOMP:
+		fi->flags |= F2FS_NOCOMP_FL;
+		f2fs_mark_inode_dirty(sbi, fi);
+		return 0;
+	case NEW_COMPR:
+		return f2fs_set_compression(sbi, fi, true);
+	case NEW_PLAIN:
+		break;
+	}
+	return 0;
 }
 
 /* Where the block addresses start and how many the inode holds depends on compression. */
@@ -360,17 +401,31 @@ static int stage_flush(struct f2fs_sb_info *sbi, struct cw_stage *st)
 	return ret;
 }
 
+/*
+ * Stage src for device block blk. An encrypted file's block is encrypted on
+ * its way into the stage, as file block lblk: compress, then encrypt, as
+ * Linux does (f2fs_write_compressed_pages encrypts compressed block i as
+ * the cluster's page i + 1; a raw block as itself).
+ */
 static int stage_add(struct f2fs_sb_info *sbi, struct cw_stage *st, block_t blk,
-		     const uint8_t *src)
+		     const uint8_t *src, struct f2fs_inode_info *crypt_fi, uint64_t lblk)
 {
+	uint8_t *dst;
 	int ret = 0;
 
 	if (st->cnt && (st->cnt == STAGE_BLOCKS || blk != st->start + st->cnt))
 		ret = stage_flush(sbi, st);
+	if (ret)
+		return ret;
 	if (!st->cnt)
 		st->start = blk;
-	memcpy(st->buf + ((size_t)st->cnt << F2FS_BLKSIZE_BITS), src, F2FS_BLKSIZE);
-	st->cnt++;
+	dst = st->buf + ((size_t)st->cnt << F2FS_BLKSIZE_BITS);
+	if (crypt_fi)
+		ret = fscrypt_crypt_blocks(sbi, crypt_fi, lblk, src, dst, 1, true);
+	else
+		memcpy(dst, src, F2FS_BLKSIZE);
+	if (!ret)
+		st->cnt++;
 	return ret;
 }
 
@@ -431,9 +486,10 @@ struct cluster_write {
 };
 
 /* A new block for slot i of the cluster, holding src. */
-static int write_slot(struct f2fs_sb_info *sbi, struct cluster_write *cw, uint32_t *slot,
-		      const struct f2fs_summary *sum, const uint8_t *src)
+static int write_slot(struct f2fs_sb_info *sbi, struct cluster_write *cw, unsigned int i,
+		      uint32_t *slot, const struct f2fs_summary *sum, const uint8_t *src)
 {
+	struct f2fs_inode_info *crypt_fi = fscrypt_file_data(cw->fi) ? cw->fi : NULL;
 	block_t blk;
 	int ret;
 
@@ -442,7 +498,7 @@ static int write_slot(struct f2fs_sb_info *sbi, struct cluster_write *cw, uint32
 	if (ret)
 		return ret;
 	set_slot(sbi, cw->fi, slot, blk);
-	return stage_add(sbi, cw->st, blk, src);
+	return stage_add(sbi, cw->st, blk, src, crypt_fi, cw->f->index + i);
 }
 
 /* Caller holds sbi->writepages. */
@@ -494,7 +550,7 @@ static int write_cluster(struct f2fs_sb_info *sbi, struct cluster_write *cw)
 		}
 		sum.ofs_in_node = dn.ofs + i;
 		if (src)
-			ret = write_slot(sbi, cw, &a[i], &sum, src);
+			ret = write_slot(sbi, cw, i, &a[i], &sum, src);
 		else
 			set_slot(sbi, fi, &a[i], keep);
 	}
@@ -561,6 +617,14 @@ int f2fs_writeback_compressed(struct f2fs_sb_info *sbi, struct f2fs_inode_info *
 		return ret;
 	}
 	qsort(v, n, sizeof(*v), cmp_folio_index);
+	/* an encrypted file's key is needed before any slot moves */
+	if (fscrypt_file_data(fi))
+		ret = fscrypt_prepare(sbi, fi);
+	if (ret) {
+		put_written(sbi, v, n, false, eof_blk);
+		free(v);
+		return ret;
+	}
 	/* without the codec (an algorithm unknown to us) clusters go raw: always legal */
 	can_compress = !f2fs_cctx_init(&cc, fi->compress_algorithm,
 				       fi->compress_flag >> COMPRESS_LEVEL_OFFSET,

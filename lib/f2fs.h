@@ -941,6 +941,9 @@ int f2fs_set_compression(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, b
 /* A new inode's compression, from its parent and name, into its raw inode. */
 void f2fs_compress_new_inode(struct f2fs_sb_info *sbi, const struct f2fs_inode_info *dir,
 			     struct f2fs_inode *ri, const char *name, size_t len);
+/* The same for a new inode in an encrypted directory, by its plaintext name. */
+int f2fs_compress_new_encrypted(struct f2fs_sb_info *sbi, const struct f2fs_inode_info *dir,
+				struct f2fs_inode_info *fi, const char *name, size_t len);
 
 /* /// Xattrs (xattr.c) /// */
 

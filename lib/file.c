@@ -730,7 +730,7 @@ static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a
 		ret = -EFBIG;
 	/* as fscrypt_prepare_setattr: an encrypted file changes size only with its key */
 	else if ((valid & UF2FS_SET_SIZE) && fscrypt_file_data(fi))
-		ret = f2fs_is_compressed(fi) ? -EOPNOTSUPP : fscrypt_prepare(sbi, fi);
+		ret = fscrypt_prepare(sbi, fi);
 	/* as f2fs_setattr: the quota transfer first (EDQUOT past the new owner's limits) */
 	if (!ret && (valid & (UF2FS_SET_UID | UF2FS_SET_GID)))
 		ret = f2fs_quota_transfer(sbi, fi, (valid & UF2FS_SET_UID) ? a->uid : fi->uid,

@@ -615,8 +615,8 @@ struct f2fs_inode_info *f2fs_new_inode(struct f2fs_sb_info *sbi, struct f2fs_ino
 		/*
 		 * The policy comes with the context (fscrypt_inherit_context);
 		 * i_name holds the encrypted name; a file's data is never inline
-		 * (f2fs_post_read_required), and it is not compressed: writing
-		 * compressed encrypted clusters is not supported yet.
+		 * (f2fs_post_read_required). Compression needs the plaintext
+		 * name: f2fs_compress_new_encrypted, once the context is set.
 		 */
 		ri->i_advise |= FADVISE_ENCRYPT_BIT | FADVISE_ENC_NAME_BIT;
 		if (S_ISREG(mode))

@@ -193,6 +193,8 @@ static int do_create(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char *nam
 	ret = f2fs_init_acl(sbi, fi, &na);
 	if (!ret && f2fs_is_encrypted(dir)) {
 		ret = fscrypt_inherit_context(sbi, dir, fi);
+		if (!ret)
+			ret = f2fs_compress_new_encrypted(sbi, dir, fi, name, len);
 		/* roll-forward cannot re-add an encrypted name: fsync checkpoints */
 		f2fs_mark_need_cp(sbi, fi);
 	}

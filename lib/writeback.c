@@ -780,9 +780,6 @@ ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, co
 	if (!len)
 		return 0;
 	if (fscrypt_file_data(fi)) {
-		/* compress-then-encrypt writeback is not written yet */
-		if (f2fs_is_compressed(fi))
-			return -EOPNOTSUPP;
 		ret = fscrypt_prepare(sbi, fi);
 		if (ret)
 			return ret;
