@@ -540,8 +540,24 @@ static void f_mkdir(struct run *r, const char *path)
 	do_create(r, path, true);
 }
 
-/* One write call of at most 1 MiB (what FUSE sends). */
-static void f_write1(struct run *r, const char *path, uint64_t off, size_t len, uint64_t seed)
+/* Compressible bytes: words of a small vocabulary, seeded. */
+static void fill_words(uint8_t *p, size_t len, uint64_t seed)
+{
+	static const char *const words[] = { "power ", "cut ", "cluster ", "crypt ", "log\n" };
+	uint64_t s = seed;
+
+	for (size_t i = 0; i < len;) {
+		const char *w = words[rw_splitmix(&s) % 5];
+		size_t n = MIN(strlen(w), len - i);
+
+		memcpy(p + i, w, n);
+		i += n;
+	}
+}
+
+/* One write call of at most 1 MiB (what FUSE sends); text: compressible bytes. */
+static void f_write1_kind(struct run *r, const char *path, uint64_t off, size_t len,
+			  uint64_t seed, bool text)
 {
 	struct mpath *m;
 	struct ver *c;
@@ -563,7 +579,10 @@ static void f_write1(struct run *r, const char *path, uint64_t off, size_t len, 
 	memcpy(nb->data, c->b->data, c->b->size);
 	if (off > c->b->size)
 		memset(nb->data + c->b->size, 0, off - c->b->size);
-	rw_fill(nb->data + off, len, seed);
+	if (text)
+		fill_words(nb->data + off, len, seed);
+	else
+		rw_fill(nb->data + off, len, seed);
 	if (resolve(r, path, &ino)) {
 		w = uf2fs_write(r->fs, ino, nb->data + off, len, off);
 		if (w != (ssize_t)len)
@@ -573,6 +592,11 @@ static void f_write1(struct run *r, const char *path, uint64_t off, size_t len, 
 	op_end(r, false);
 }
 
+static void f_write1(struct run *r, const char *path, uint64_t off, size_t len, uint64_t seed)
+{
+	f_write1_kind(r, path, off, len, seed, false);
+}
+
 static void f_write(struct run *r, const char *path, uint64_t off, size_t len, uint64_t seed)
 {
 	const size_t chunk = 1 << 20;
@@ -580,6 +604,13 @@ static void f_write(struct run *r, const char *path, uint64_t off, size_t len, u
 	for (size_t done = 0; done < len; done += chunk)
 		f_write1(r, path, off + done, len - done < chunk ? len - done : chunk,
 			 seed * 131 + done / chunk);
+}
+
+/* A compressible write, of at most 1 MiB. */
+static void f_write_text(struct run *r, const char *path, uint64_t off, size_t len,
+			 uint64_t seed)
+{
+	f_write1_kind(r, path, off, len, seed, true);
 }
 
 static void f_truncate(struct run *r, const char *path, uint64_t size)

@@ -732,6 +732,60 @@ static void sc_crypt(struct run *r)
 	f_fsync(r, "x/old", true);
 }
 
+/* chattr +c on path (setup only: not a modelled op). */
+static void f_compress(struct run *r, const char *path)
+{
+	uint32_t ino;
+	int ret;
+
+	if (!op_begin(r, "chattr +c %s", path))
+		return;
+	if (resolve(r, path, &ino) && (ret = uf2fs_set_flags(r->fs, ino, 0x4 /* FS_COMPR_FL */)))
+		op_error(r, "set_flags", ret);
+	op_end(r, false);
+}
+
+/*
+ * Compressed files in encrypted directories (its own image: encrypt and
+ * compression): the +c directories x (v2 XTS) and a (v1 Adiantum
+ * DIRECT_KEY) hold files whose clusters are compressed, then encrypted.
+ * Overwrites rewrite compressed clusters, a truncate cuts one (decompress,
+ * cut, recompress); after a cut each file must decrypt and decompress to a
+ * state it had.
+ */
+static void sc_crypt_compr_setup(struct run *r)
+{
+	f_mkdir(r, "x");
+	f_policy(r, "x", 2, 1 /* AES-256-XTS */, 4 /* AES-256-CTS */, 0x3 /* PAD_32 */);
+	f_compress(r, "x");
+	f_mkdir(r, "a");
+	f_policy(r, "a", 1, 9 /* Adiantum */, 9, 0x2 /* PAD_16 */ | 0x4 /* DIRECT_KEY */);
+	f_compress(r, "a");
+	f_create(r, "x/old");
+	f_write_text(r, "x/old", 0, 65536, 2300);
+	f_sync(r);
+}
+
+static void sc_crypt_compr(struct run *r)
+{
+	f_create(r, "x/c");
+	f_write_text(r, "x/c", 0, 200000, 2301);
+	f_fsync(r, "x/c", false);
+	f_write_text(r, "x/old", 5000, 9000, 2302);		/* inside compressed clusters */
+	f_fsync(r, "x/old", false);
+	f_truncate(r, "x/c", 100001);			/* inside a cluster */
+	f_fsync(r, "x/c", false);
+	f_create(r, "a/f");
+	f_write_text(r, "a/f", 0, 50000, 2303);
+	f_fsync(r, "a/f", true);
+	f_write_text(r, "a/f", 50000, 30000, 2304);	/* append */
+	f_sync(r);
+	f_write_text(r, "x/old", 0, 32768, 2305);
+	f_fsync(r, "x/old", false);
+	f_write(r, "a/f", 10000, 3000, 2306);
+	f_fsync(r, "a/f", true);
+}
+
 static const struct scenario scenarios[] = {
 	{ "fsync-seq", "create/write/fsync sequences, 1 B to 3 MiB", 64, NULL, sc_fsync_seq },
 	{ "inline-grow", "inline file growing past the inline area", 64, NULL, sc_inline_grow },
@@ -757,6 +811,9 @@ static const struct scenario scenarios[] = {
 	  "extra_attr,inode_checksum,quota,project_quota", false },
 	{ "crypt", "fscrypt v1 and v2 directories: writes, fsyncs, new dir, rename", 64,
 	  sc_crypt_setup, sc_crypt, NULL, true },
+	{ "crypt-compr", "compressed files in encrypted dirs: overwrite, cut cluster", 64,
+	  sc_crypt_compr_setup, sc_crypt_compr, "extra_attr,inode_checksum,encrypt,compression",
+	  true },
 };
 #define NR_SCENARIOS ((int)ARRAY_LEN(scenarios))
 
@@ -1158,7 +1215,8 @@ static void t_scenario(void **state)
 	for (int fi = 0; fi < NR_FEATS; fi++) {
 		if (only_features && strcmp(only_features, featsets[fi].label))
 			continue;
-		if (s->mkfs && strcmp(featsets[fi].label, "extra"))
+		/* an image of its own: once, under "extra" (or "crypt" when encrypted) */
+		if (s->mkfs && strcmp(featsets[fi].label, s->encrypt ? "crypt" : "extra"))
 			continue;
 		if (featsets[fi].encrypt != s->encrypt)
 			continue;
