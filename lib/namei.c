@@ -109,6 +109,34 @@ static void encode_rdev(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, ui
 }
 
 /* struct fscrypt_symlink_data (le16 length, ciphertext) as the symlink's data. */
+/*
+ * As Linux's init_dent_inode: roll-forward has no key, so it cannot compute
+ * the dirhash of a name in an encrypted, casefolded directory; the hash is
+ * stored after the name in i_name (little-endian) when it fits. False when
+ * it does not: the name cannot be recovered and fsync must checkpoint (the
+ * kernel's file_lost_pino).
+ */
+static bool put_name_hash(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			  const struct f2fs_inode_info *dir, const struct f2fs_filename *fn)
+{
+	struct folio *f;
+	uint8_t *p;
+
+	if (!f2fs_dir_casefolded(sbi, dir))
+		return true;
+	if (fn->len + 4 > F2FS_NAME_LEN)
+		return false;
+	f = f2fs_get_inode_folio(sbi, fi->ino);
+	if (IS_ERR(f))
+		return false;
+	p = folio_node(f)->i.i_name + fn->len;
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(fn->hash >> (8 * i));
+	folio_mark_dirty(sbi, f);
+	folio_put(sbi, f);
+	return true;
+}
+
 static int write_encrypted_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 				const char *target)
 {
@@ -192,11 +220,21 @@ static int do_create(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char *nam
 	}
 	ret = f2fs_init_acl(sbi, fi, &na);
 	if (!ret && f2fs_is_encrypted(dir)) {
+		uint64_t ns_changed_at = fi->ns_changed_at;
+
 		ret = fscrypt_inherit_context(sbi, dir, fi);
+		/*
+		 * The context went into the new inode's inline xattrs, which
+		 * roll-forward replays with the inode (recover_inline_xattr):
+		 * setting it needs no checkpoint here.
+		 */
+		if (!ret && !fi->xattr_nid)
+			fi->ns_changed_at = ns_changed_at;
 		if (!ret)
 			ret = f2fs_compress_new_encrypted(sbi, dir, fi, name, len);
-		/* roll-forward cannot re-add an encrypted name: fsync checkpoints */
-		f2fs_mark_need_cp(sbi, fi);
+		/* roll-forward re-adds the encrypted name from i_name, if it can hash it */
+		if (!ret && !put_name_hash(sbi, fi, dir, &efn))
+			f2fs_mark_need_cp(sbi, fi);
 	}
 	if (ret)
 		;
@@ -482,6 +520,8 @@ static void set_inode_name(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	memcpy(folio_node(f)->i.i_name, name, len);
 	folio_mark_dirty(sbi, f);
 	folio_put(sbi, f);
+	if (fi->i_advise & FADVISE_ENC_NAME_BIT)
+		put_name_hash(sbi, fi, dir, &fn);
 	f2fs_mark_need_cp(sbi, fi);
 	f2fs_inode_touch(fi, false, true);
 	f2fs_mark_inode_dirty(sbi, fi);

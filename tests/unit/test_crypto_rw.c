@@ -368,11 +368,92 @@ static void t_crypto_ssr(void **state)
 	model_free(&m);
 }
 
+/*
+ * fsync of a new file in an encrypted directory rolls forward, as Linux:
+ * the inode's i_name holds the ciphertext name, and in a casefolded
+ * directory the dirhash after it (recovery has no key to compute it). A
+ * name whose ciphertext leaves no room for the hash checkpoints instead.
+ */
+static void newname_recovery(bool cf)
+{
+	struct uf2fs_fscrypt_policy pol = {
+		.version = FSCRYPT_POLICY_V2,
+		.contents_mode = FSCRYPT_MODE_AES_256_XTS,
+		.filenames_mode = FSCRYPT_MODE_AES_256_CTS,
+		.flags = FSCRYPT_POLICY_FLAGS_PAD_16,
+	};
+	char longname[260] = "e/", p[64];
+	uint64_t cps;
+	struct model m;
+	uint32_t dir, ino;
+
+	model_init(&m);
+	M = &m;
+	rw_fill(KEY, sizeof(KEY), 4343);
+	rw_img_path(IMG, sizeof(IMG), cf ? "crypto-newname-cf" : "crypto-newname");
+	rw_mkfs(IMG, 64, cf ? FEATURES ",casefold -C utf8" : FEATURES);
+	FS = mount_rw();
+	add_key();
+	dir = rw_create(FS, M, "e", S_IFDIR | 0755, 0, NULL);
+	if (cf)
+		RW_OK(uf2fs_set_flags(FS, dir, FS_CASEFOLD_FL));
+	memcpy(pol.key_spec, KEY_ID, 16);
+	RW_OK(uf2fs_set_policy(FS, dir, &pol));
+	rw_create(FS, M, "e/old", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "e/old", 0, 5000, 70);
+	RW_OK(uf2fs_sync(FS));
+
+	cps = rw_stat_number(FS, "checkpoints");
+	for (int i = 0; i < 5; i++) {
+		snprintf(p, sizeof(p), "e/New-File-%d", i);
+		rw_create(FS, M, p, S_IFREG | 0644, 0, NULL);
+		rw_write_pat(FS, M, p, 0, 3000 + 5000 * i, 71 + i);
+		RW_OK(uf2fs_fsync(FS, rw_ino(FS, p), false));
+	}
+	if (rw_stat_number(FS, "checkpoints") != cps)
+		RW_FAIL("fsync of a new encrypted name wrote a checkpoint (%s)",
+			cf ? "casefolded" : "not casefolded");
+	/* 253 bytes: 255 of ciphertext (padded to 16, then capped), no room for the hash */
+	memset(longname + 2, 'L', 253);
+	rw_create(FS, M, longname, S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, longname, 0, 100, 80);
+	RW_OK(uf2fs_fsync(FS, rw_ino(FS, longname), false));
+	if (cf && rw_stat_number(FS, "checkpoints") == cps)
+		RW_FAIL("a casefolded encrypted name too long for its hash rolled forward");
+	cps = rw_stat_number(FS, "checkpoints");
+	rw_create(FS, M, "e/after-long", S_IFREG | 0644, 0, NULL);
+	rw_write_pat(FS, M, "e/after-long", 0, 9000, 81);
+	RW_OK(uf2fs_fsync(FS, rw_ino(FS, "e/after-long"), false));
+	if (rw_stat_number(FS, "checkpoints") != cps)
+		RW_FAIL("fsync of e/after-long wrote a checkpoint");
+	uf2fs_test_crash(FS);
+	FS = mount_rw();
+	add_key();
+	RW_VERIFY(FS, M, cf ? "new encrypted casefolded names rolled forward" :
+		  "new encrypted names rolled forward");
+	if (cf) {
+		RW_OK(uf2fs_lookup(FS, dir, "NEW-FILE-3", 10, &ino));
+		if (ino != rw_ino(FS, "e/New-File-3"))
+			RW_FAIL("NEW-FILE-3 finds inode %u, not New-File-3's", ino);
+	}
+	remount_verify("remount after roll-forward of new encrypted names");
+	RW_FSCK(IMG);
+	model_free(&m);
+}
+
+static void t_crypto_newname(void **state)
+{
+	(void)state;
+	newname_recovery(false);
+	newname_recovery(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_crypto_rw),
 		cmocka_unit_test(t_crypto_ssr),
+		cmocka_unit_test(t_crypto_newname),
 	};
 	int failures;
 
