@@ -78,13 +78,6 @@ policies() {
 	if is_cf "$1"; then awk '$2 == 2' "$TMP/in/policies"; else cat "$TMP/in/policies"; fi
 }
 
-uf2fs_set_policy() {	# DIR CONTENTS FILENAMES PAD FLAGS KEYSPEC
-	local args=(fscrypt set_policy "--contents=$2" "--filenames=$3" "--padding=$4")
-	case $5 in *direct_key*) args+=(--direct-key);; esac
-	case $5 in *iv_ino_lblk_64*) args+=(--iv-ino-lblk-64);; esac
-	"$UF2FS" "${args[@]}" "$6" "$1"
-}
-
 # manifest ROOT PREFIX
 manifest() { gh manifest "$1" "$2.manifest" "$2.xattrs" "$2.info" || fail "gh manifest $1"; }
 
@@ -111,7 +104,8 @@ for i in "${!CNAMES[@]}"; do
 	while read -r name ver cm fm pad fl imgs key spec; do
 		d=$M/$name s=$((s + 10))
 		mkdir "$d"
-		uf2fs_set_policy "$d" "$cm" "$fm" "$pad" "$fl" "$spec" || fail "$n $name: set_policy"
+		fscrypt_uf2fs_set_policy "$d" "$cm" "$fm" "$pad" "$fl" "$spec" ||
+			fail "$n $name: set_policy"
 		if is_cf "$i"; then gh flags "$d" +F > /dev/null || fail "$n $name: +F"; fi
 		gh flags "$d" +c > /dev/null || fail "$n $name: chattr +c on the encrypted dir"
 		gh gen "$d/text" 300000 $s text && gh gen "$d/rand" 50000 $((s + 1)) rand &&

@@ -315,10 +315,12 @@ static void fragment_and_gc(void)
 	raw1 = read_raw("e/gc", NBLK, after);
 	/* compressed ciphertext is moved as it is: same bytes, same slots */
 	for (unsigned int b = 0; b < NBLK; b++) {
-		if ((before[b] >= 0xfffffffeu || !before[b]) != (after[b] >= 0xfffffffeu || !after[b]))
+		bool real_before = before[b] && before[b] < 0xfffffffeu;
+
+		if (real_before != (after[b] && after[b] < 0xfffffffeu))
 			RW_FAIL("e/gc block %u: slot changed kind (%#x -> %#x)", b, before[b],
 				after[b]);
-		if (!before[b] || before[b] >= 0xfffffffeu)
+		if (!real_before)
 			continue;
 		real++;
 		moved += before[b] != after[b];
@@ -377,8 +379,9 @@ static unsigned int check_ciphertext(void)
 				/* 16 zero bytes by chance: 2^-128 */
 				memcpy(&clen, blk, 4);
 				if (!memcmp(blk + 8, zero16, 16))
-					RW_FAIL("%s block %" PRIu64 " at %u: a plaintext compressed "
-						"cluster header (clen %u)", files[f], b, a, clen);
+					RW_FAIL("%s block %" PRIu64 " at %u: a plaintext "
+						"compressed cluster header (clen %u)", files[f],
+						b, a, clen);
 				headers++;
 			}
 			after_compress = false;
