@@ -108,7 +108,6 @@ static void encode_rdev(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, ui
 	folio_put(sbi, f);
 }
 
-/* struct fscrypt_symlink_data (le16 length, ciphertext) as the symlink's data. */
 /*
  * As Linux's init_dent_inode: roll-forward has no key, so it cannot compute
  * the dirhash of a name in an encrypted, casefolded directory; the hash is
@@ -137,6 +136,7 @@ static bool put_name_hash(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	return true;
 }
 
+/* struct fscrypt_symlink_data (le16 length, ciphertext) as the symlink's data. */
 static int write_encrypted_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 				const char *target)
 {
