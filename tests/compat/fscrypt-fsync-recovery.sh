@@ -20,6 +20,7 @@ cd "$TOP"
 . tests/lib/common.sh
 . tests/compat/qemu.sh
 . tests/compat/fscrypt-tree.sh
+. tests/compat/fscrypt-host.sh
 
 if ! why=$(qemu_missing); then skip "$why"; fi
 need_fuse
