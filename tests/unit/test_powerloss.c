@@ -29,8 +29,10 @@
  * open files, crash before release), small-fsyncs, clean-mount (fsync right
  * after mounting a cleanly unmounted image), sparse (indirect nodes), xattr,
  * long-chain (a roll-forward chain longer than a segment), many-new, falloc,
- * atomic, and crypt (fscrypt v1 and v2 directories, on an -O encrypt image
- * with the keys in a keyfile: the "crypt" feature set, which runs crypt only).
+ * atomic, crypt (fscrypt v1 and v2 directories, on an -O encrypt image
+ * with the keys in a keyfile: the "crypt" feature set, which runs the crypt
+ * scenarios only), and crypt-compr (compressed files in +c encrypted
+ * directories, on an image of its own with encrypt and compression).
  *
  * Each (scenario, feature set) runs its cut points in worker processes; a
  * worker that dies (a crash, a sanitizer report) is a failure naming the run
