@@ -383,15 +383,24 @@ static int adiantum_run(struct wide_state *w, EVP_MAC_CTX *mac, const uint8_t iv
 int adiantum_crypt(struct wide_state *w, const uint8_t iv[32], const uint8_t *in,
 		   uint8_t *out, size_t len, bool enc)
 {
+	return adiantum_crypt_units(w, iv, 0, in, out, len, 1, enc);
+}
+
+/* n messages of len bytes, message i under the IV at ivs + i * iv_stride: one context. */
+int adiantum_crypt_units(struct wide_state *w, const uint8_t *ivs, size_t iv_stride,
+			 const uint8_t *in, uint8_t *out, size_t len, size_t n, bool enc)
+{
 	EVP_MAC_CTX *mac;
-	int err;
+	int err = 0;
 
 	if (len < 16)
 		return -EINVAL;
 	mac = wide_mac_get(w);
 	if (!mac)
 		return -ENOMEM;
-	err = adiantum_run(w, mac, iv, in, out, len, enc);
+	for (size_t i = 0; i < n && !err; i++)
+		err = adiantum_run(w, mac, ivs + i * iv_stride, in + i * len, out + i * len, len,
+				   enc);
 	wide_mac_put(w, mac);
 	return err;
 }

@@ -60,6 +60,8 @@ struct wide_state {
 int adiantum_setup(struct wide_state **out, const uint8_t key[32]);
 int adiantum_crypt(struct wide_state *w, const uint8_t iv[32], const uint8_t *in,
 		   uint8_t *out, size_t len, bool enc);
+int adiantum_crypt_units(struct wide_state *w, const uint8_t *ivs, size_t iv_stride,
+			 const uint8_t *in, uint8_t *out, size_t len, size_t n, bool enc);
 int hctr2_setup(struct wide_state **out, const uint8_t key[32]);
 int hctr2_crypt(struct wide_state *w, const uint8_t iv[32], const uint8_t *in, uint8_t *out,
 		size_t len, bool enc);
