@@ -57,7 +57,7 @@ static void put_le64(uint8_t *p, uint64_t v)
 		c += d; b ^= c; b = ROTL32(b, 7);		\
 	} while (0)
 
-/* One state: HChaCha12 only (the stream runs CHACHA_LANES blocks at once). */
+/* One state: HChaCha12 only (the stream runs several blocks at once). */
 static void chacha_permute(uint32_t x[16])
 {
 	for (int i = 0; i < CHACHA_ROUNDS; i += 2) {
@@ -73,52 +73,128 @@ static void chacha_permute(uint32_t x[16])
 }
 
 /*
- * CHACHA_LANES consecutive blocks side by side: x[word][lane]. Each step is a
- * loop over the lanes with no dependence between them, which gcc -O2 turns
- * into one SIMD instruction per step (SSE2 on x86-64, NEON on arm64) with no
- * target-specific code here.
+ * `lanes` consecutive blocks side by side: x[word * lanes + lane]. Each step
+ * is a loop over the lanes with no dependence between them, which gcc -O2
+ * turns into one SIMD instruction per step with no intrinsics here: 4 lanes
+ * fill SSE2's (or NEON's) 128-bit registers; on x86-64 an AVX2 build of the
+ * same code runs 8 lanes and an AVX-512 one 16, whose 32 registers hold the
+ * whole state and whose vprold makes each rotation one instruction. lanes
+ * is a constant in each instance (the callers below), so the loops unroll.
  */
-#define CHACHA_LANES	4
-#define CHACHA_BATCH	(64 * CHACHA_LANES)
+#define CHACHA_MAX_LANES	16
 
-static inline void quarter_lanes(uint32_t x[16][CHACHA_LANES], int a, int b, int c, int d)
-{
-	for (int l = 0; l < CHACHA_LANES; l++)
-		QUARTER(x[a][l], x[b][l], x[c][l], x[d][l]);
-}
+#define XL(i, l)	x[(i) * lanes + (l)]
+#define QUARTER_LANES(a, b, c, d)				\
+	for (int l = 0; l < lanes; l++)				\
+		QUARTER(XL(a, l), XL(b, l), XL(c, l), XL(d, l))
 
 /*
- * CHACHA_BATCH bytes of keystream from st (counter in words 12, 13) on; x and
- * y are the caller's, so that it wipes them once, not once a batch.
+ * 64 * lanes bytes of keystream from st (counter in words 12, 13) on, XORed
+ * into n <= 64 * lanes bytes of in; x, y and ks are the caller's, so that
+ * it wipes them once, not once a batch.
  */
-static inline void chacha_batch(const uint32_t st[16], uint64_t block, uint8_t ks[CHACHA_BATCH],
-				uint32_t x[16][CHACHA_LANES], uint32_t y[16][CHACHA_LANES])
+static inline __attribute__((always_inline)) void
+chacha_batch(const uint32_t st[16], uint64_t block, const uint8_t *in, uint8_t *out, size_t n,
+	     uint32_t *x, uint32_t *y, uint8_t *ks, const int lanes)
 {
 	for (int i = 0; i < 16; i++)
-		for (int l = 0; l < CHACHA_LANES; l++)
-			y[i][l] = st[i];
-	for (int l = 0; l < CHACHA_LANES; l++) {
-		y[12][l] = (uint32_t)(block + l);
-		y[13][l] = (uint32_t)((block + l) >> 32);
+		for (int l = 0; l < lanes; l++)
+			y[i * lanes + l] = st[i];
+	for (int l = 0; l < lanes; l++) {
+		y[12 * lanes + l] = (uint32_t)(block + l);
+		y[13 * lanes + l] = (uint32_t)((block + l) >> 32);
 	}
-	memcpy(x, y, 16 * sizeof(*x));
+	memcpy(x, y, 16 * lanes * sizeof(*x));
 	for (int i = 0; i < CHACHA_ROUNDS; i += 2) {
-		quarter_lanes(x, 0, 4, 8, 12);
-		quarter_lanes(x, 1, 5, 9, 13);
-		quarter_lanes(x, 2, 6, 10, 14);
-		quarter_lanes(x, 3, 7, 11, 15);
-		quarter_lanes(x, 0, 5, 10, 15);
-		quarter_lanes(x, 1, 6, 11, 12);
-		quarter_lanes(x, 2, 7, 8, 13);
-		quarter_lanes(x, 3, 4, 9, 14);
+		QUARTER_LANES(0, 4, 8, 12);
+		QUARTER_LANES(1, 5, 9, 13);
+		QUARTER_LANES(2, 6, 10, 14);
+		QUARTER_LANES(3, 7, 11, 15);
+		QUARTER_LANES(0, 5, 10, 15);
+		QUARTER_LANES(1, 6, 11, 12);
+		QUARTER_LANES(2, 7, 8, 13);
+		QUARTER_LANES(3, 4, 9, 14);
 	}
-	for (int i = 0; i < 16; i++)
-		for (int l = 0; l < CHACHA_LANES; l++)
-			x[i][l] += y[i][l];
+	for (int i = 0; i < 16 * lanes; i++)
+		x[i] += y[i];
 	/* Lane l is block + l: its 16 words make the l-th 64 bytes. */
-	for (int l = 0; l < CHACHA_LANES; l++)
+	for (int l = 0; l < lanes; l++)
 		for (int i = 0; i < 16; i++)
-			put_le32(ks + 64 * l + 4 * i, x[i][l]);
+			put_le32(ks + 64 * l + 4 * i, XL(i, l));
+	if (n == (size_t)64 * lanes) {
+		/* Word by word, which in == out allows. */
+		for (size_t i = 0; i < n; i += 8) {
+			uint64_t a, b;
+
+			memcpy(&a, in + i, 8);
+			memcpy(&b, ks + i, 8);
+			a ^= b;
+			memcpy(out + i, &a, 8);
+		}
+	} else {
+		for (size_t i = 0; i < n; i++)
+			out[i] = in[i] ^ ks[i];
+	}
+}
+
+#undef QUARTER_LANES
+#undef XL
+
+static inline __attribute__((always_inline)) void
+chacha_stream(const uint32_t st[16], uint64_t block, const uint8_t *in, uint8_t *out, size_t len,
+	      const int lanes)
+{
+	uint32_t x[16 * CHACHA_MAX_LANES], y[16 * CHACHA_MAX_LANES];
+	uint8_t ks[64 * CHACHA_MAX_LANES];
+	size_t batch = (size_t)64 * lanes;
+
+	for (; len; block += lanes) {
+		size_t n = len < batch ? len : batch;
+
+		chacha_batch(st, block, in, out, n, x, y, ks, lanes);
+		in += n;
+		out += n;
+		len -= n;
+	}
+	OPENSSL_cleanse(x, sizeof(x));
+	OPENSSL_cleanse(y, sizeof(y));
+	OPENSSL_cleanse(ks, sizeof(ks));
+}
+
+static void chacha_stream4(const uint32_t st[16], uint64_t block, const uint8_t *in,
+			   uint8_t *out, size_t len)
+{
+	chacha_stream(st, block, in, out, len, 4);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CHACHA_X86_WIDE	1
+__attribute__((target("avx2")))
+static void chacha_stream8(const uint32_t st[16], uint64_t block, const uint8_t *in,
+			   uint8_t *out, size_t len)
+{
+	chacha_stream(st, block, in, out, len, 8);
+}
+
+__attribute__((target("avx512f")))
+static void chacha_stream16(const uint32_t st[16], uint64_t block, const uint8_t *in,
+			    uint8_t *out, size_t len)
+{
+	chacha_stream(st, block, in, out, len, 16);
+}
+#endif
+
+/* The widest instance this CPU runs (the CPU check is a load and a test). */
+static void chacha_stream_best(const uint32_t st[16], uint64_t block, const uint8_t *in,
+			       uint8_t *out, size_t len)
+{
+#ifdef CHACHA_X86_WIDE
+	if (len > 512 && __builtin_cpu_supports("avx512f"))
+		return chacha_stream16(st, block, in, out, len);
+	if (len > 256 && __builtin_cpu_supports("avx2"))
+		return chacha_stream8(st, block, in, out, len);
+#endif
+	chacha_stream4(st, block, in, out, len);
 }
 
 /* "expand 32-byte k", then the key. */
@@ -135,8 +211,7 @@ static void chacha_init(uint32_t st[16], const uint8_t key[32])
 void crypt_xchacha12(const uint8_t key[32], const uint8_t nonce[24], uint64_t block,
 		     const uint8_t *in, uint8_t *out, size_t len)
 {
-	uint32_t st[16], x[16][CHACHA_LANES], y[16][CHACHA_LANES];
-	uint8_t ks[CHACHA_BATCH];
+	uint32_t st[16];
 
 	/* HChaCha12: the permuted state's first and last rows are the subkey. */
 	chacha_init(st, key);
@@ -152,27 +227,8 @@ void crypt_xchacha12(const uint8_t key[32], const uint8_t nonce[24], uint64_t bl
 	/* ChaCha12 with a 64-bit block counter and the nonce's last 8 bytes. */
 	st[14] = get_le32(nonce + 16);
 	st[15] = get_le32(nonce + 20);
-	for (; len >= CHACHA_BATCH; len -= CHACHA_BATCH, block += CHACHA_LANES) {
-		chacha_batch(st, block, ks, x, y);
-		/* Word by word, which in == out allows. */
-		for (size_t i = 0; i < CHACHA_BATCH; i += 8, in += 8, out += 8) {
-			uint64_t a, b;
-
-			memcpy(&a, in, 8);
-			memcpy(&b, ks + i, 8);
-			a ^= b;
-			memcpy(out, &a, 8);
-		}
-	}
-	if (len) {
-		chacha_batch(st, block, ks, x, y);
-		for (size_t i = 0; i < len; i++)
-			out[i] = in[i] ^ ks[i];
-	}
+	chacha_stream_best(st, block, in, out, len);
 	OPENSSL_cleanse(st, sizeof(st));
-	OPENSSL_cleanse(x, sizeof(x));
-	OPENSSL_cleanse(y, sizeof(y));
-	OPENSSL_cleanse(ks, sizeof(ks));
 }
 
 /* /// NH and NHPoly1305 /// */
