@@ -26,6 +26,7 @@
 
 #include "crypto.h"
 #include "crypto_alg.h"
+#include "crypto_workers.h"
 #include "f2fs.h"
 
 #define MAX_MODE		16
@@ -778,6 +779,61 @@ static void make_iv(const struct fscrypt_info *ci, uint64_t index, uint8_t iv[32
 		iv[i] = index >> (8 * i);
 }
 
+/*
+ * One transform of consecutive data units, cut into chunks for
+ * crypt_workers_run(). The caller holds the keyring lock shared throughout,
+ * so the info and its cipher outlive every chunk, whichever thread runs it.
+ */
+struct crypt_job {
+	const struct fscrypt_info *ci;
+	const uint8_t *in;
+	uint8_t *out;
+	uint64_t first, nunits;		/* data units */
+	uint64_t chunk_units;
+	bool enc;
+};
+
+/* IVs made at once for one fscrypt_crypt_units() call. */
+#define IV_BATCH	32
+
+static int crypt_chunk(void *arg, unsigned int chunk)
+{
+	const struct crypt_job *j = arg;
+	const struct fscrypt_info *ci = j->ci;
+	size_t du = (size_t)1 << ci->du_bits;
+	uint64_t u = chunk * j->chunk_units;
+	uint64_t end = MIN(u + j->chunk_units, j->nunits);
+	uint8_t ivs[IV_BATCH * FSCRYPT_MAX_IV_SIZE];
+	int ret = 0;
+
+	while (u < end && !ret) {
+		unsigned int n = MIN(end - u, (uint64_t)IV_BATCH);
+
+		for (unsigned int i = 0; i < n; i++)
+			make_iv(ci, j->first + u + i, ivs + i * FSCRYPT_MAX_IV_SIZE);
+		ret = fscrypt_crypt_units(ci->cipher, ivs, j->in + u * du, j->out + u * du, du, n,
+					  j->enc);
+		u += n;
+	}
+	return ret;
+}
+
+/*
+ * Bytes of one chunk: about 30-60 us of one core's work, large enough that
+ * a helper's wakeup is small beside it (crypto_speed: Adiantum ~0.5 GB/s,
+ * AES-128-CBC encryption ~1 GB/s, AES-256-XTS ~5 GB/s).
+ */
+static size_t chunk_bytes(const struct fscrypt_info *ci)
+{
+	switch (ci->pol.contents_mode) {
+	case FSCRYPT_MODE_ADIANTUM:
+		return 32 << 10;
+	case FSCRYPT_MODE_AES_128_CBC:
+		return 64 << 10;
+	}
+	return 128 << 10;
+}
+
 int fscrypt_crypt_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t lblk,
 			 const uint8_t *in, uint8_t *out, unsigned int nblocks, bool enc)
 {
@@ -791,18 +847,15 @@ int fscrypt_crypt_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, u
 		ret = -ENOKEY;
 	} else {
 		unsigned int per_blk_bits = F2FS_BLKSIZE_BITS - ci->du_bits;
-		size_t du = (size_t)1 << ci->du_bits;
-		uint64_t nunits = (uint64_t)nblocks << per_blk_bits;
-		uint64_t first = lblk << per_blk_bits;
-		uint8_t iv[32];
+		struct crypt_job j = {
+			.ci = ci, .in = in, .out = out, .enc = enc,
+			.first = lblk << per_blk_bits,
+			.nunits = (uint64_t)nblocks << per_blk_bits,
+			.chunk_units = MAX(chunk_bytes(ci) >> ci->du_bits, (size_t)1),
+		};
 
-		for (uint64_t u = 0; u < nunits && !ret; u++) {
-			make_iv(ci, first + u, iv);
-			ret = enc ? fscrypt_encrypt_block(ci->cipher, iv, in + u * du,
-							  out + u * du, du)
-				  : fscrypt_decrypt_block(ci->cipher, iv, in + u * du,
-							  out + u * du, du);
-		}
+		ret = crypt_workers_run(crypt_chunk, &j,
+					DIV_ROUND_UP(j.nunits, j.chunk_units));
 	}
 	pthread_rwlock_unlock(&kr->lock);
 	return ret;

@@ -14,6 +14,10 @@
 
 #include <openssl/crypto.h>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 #include "crypto_alg.h"
 #include "crypto_alg_int.h"
 
@@ -57,7 +61,7 @@ static void put_le64(uint8_t *p, uint64_t v)
 		c += d; b ^= c; b = ROTL32(b, 7);		\
 	} while (0)
 
-/* One state: HChaCha12 only (the stream runs CHACHA_LANES blocks at once). */
+/* One state: HChaCha12 only (the stream runs several blocks at once). */
 static void chacha_permute(uint32_t x[16])
 {
 	for (int i = 0; i < CHACHA_ROUNDS; i += 2) {
@@ -73,52 +77,148 @@ static void chacha_permute(uint32_t x[16])
 }
 
 /*
- * CHACHA_LANES consecutive blocks side by side: x[word][lane]. Each step is a
- * loop over the lanes with no dependence between them, which gcc -O2 turns
- * into one SIMD instruction per step (SSE2 on x86-64, NEON on arm64) with no
- * target-specific code here.
+ * `lanes` consecutive blocks side by side: x[word * lanes + lane]. Each step
+ * is a loop over the lanes with no dependence between them, which gcc -O2
+ * turns into one SIMD instruction per step with no intrinsics here: 4 lanes
+ * fill SSE2's (or NEON's) 128-bit registers; on x86-64 an AVX2 build of the
+ * same code runs 8 lanes and an AVX-512 one 16, whose 32 registers hold the
+ * whole state and whose vprold makes each rotation one instruction. lanes
+ * is a constant in each instance (the callers below), so the loops unroll.
  */
-#define CHACHA_LANES	4
-#define CHACHA_BATCH	(64 * CHACHA_LANES)
+#define CHACHA_MAX_LANES	16
 
-static inline void quarter_lanes(uint32_t x[16][CHACHA_LANES], int a, int b, int c, int d)
-{
-	for (int l = 0; l < CHACHA_LANES; l++)
-		QUARTER(x[a][l], x[b][l], x[c][l], x[d][l]);
-}
+#define XL(i, l)	x[(i) * lanes + (l)]
+#define QUARTER_LANES(a, b, c, d)				\
+	for (int l = 0; l < lanes; l++)				\
+		QUARTER(XL(a, l), XL(b, l), XL(c, l), XL(d, l))
 
 /*
- * CHACHA_BATCH bytes of keystream from st (counter in words 12, 13) on; x and
- * y are the caller's, so that it wipes them once, not once a batch.
+ * 64 * lanes bytes of keystream from st (counter in words 12, 13) on, XORed
+ * into n <= 64 * lanes bytes of in; x, y and ks are the caller's, so that
+ * it wipes them once, not once a batch.
  */
-static inline void chacha_batch(const uint32_t st[16], uint64_t block, uint8_t ks[CHACHA_BATCH],
-				uint32_t x[16][CHACHA_LANES], uint32_t y[16][CHACHA_LANES])
+static inline __attribute__((always_inline)) void
+chacha_batch(const uint32_t st[16], uint64_t block, const uint8_t *in, uint8_t *out, size_t n,
+	     uint32_t *x, uint32_t *y, uint8_t *ks, const int lanes)
 {
 	for (int i = 0; i < 16; i++)
-		for (int l = 0; l < CHACHA_LANES; l++)
-			y[i][l] = st[i];
-	for (int l = 0; l < CHACHA_LANES; l++) {
-		y[12][l] = (uint32_t)(block + l);
-		y[13][l] = (uint32_t)((block + l) >> 32);
+		for (int l = 0; l < lanes; l++)
+			y[i * lanes + l] = st[i];
+	for (int l = 0; l < lanes; l++) {
+		y[12 * lanes + l] = (uint32_t)(block + l);
+		y[13 * lanes + l] = (uint32_t)((block + l) >> 32);
 	}
-	memcpy(x, y, 16 * sizeof(*x));
+	memcpy(x, y, 16 * lanes * sizeof(*x));
 	for (int i = 0; i < CHACHA_ROUNDS; i += 2) {
-		quarter_lanes(x, 0, 4, 8, 12);
-		quarter_lanes(x, 1, 5, 9, 13);
-		quarter_lanes(x, 2, 6, 10, 14);
-		quarter_lanes(x, 3, 7, 11, 15);
-		quarter_lanes(x, 0, 5, 10, 15);
-		quarter_lanes(x, 1, 6, 11, 12);
-		quarter_lanes(x, 2, 7, 8, 13);
-		quarter_lanes(x, 3, 4, 9, 14);
+		QUARTER_LANES(0, 4, 8, 12);
+		QUARTER_LANES(1, 5, 9, 13);
+		QUARTER_LANES(2, 6, 10, 14);
+		QUARTER_LANES(3, 7, 11, 15);
+		QUARTER_LANES(0, 5, 10, 15);
+		QUARTER_LANES(1, 6, 11, 12);
+		QUARTER_LANES(2, 7, 8, 13);
+		QUARTER_LANES(3, 4, 9, 14);
 	}
-	for (int i = 0; i < 16; i++)
-		for (int l = 0; l < CHACHA_LANES; l++)
-			x[i][l] += y[i][l];
+	for (int i = 0; i < 16 * lanes; i++)
+		x[i] += y[i];
 	/* Lane l is block + l: its 16 words make the l-th 64 bytes. */
-	for (int l = 0; l < CHACHA_LANES; l++)
+	for (int l = 0; l < lanes; l++)
 		for (int i = 0; i < 16; i++)
-			put_le32(ks + 64 * l + 4 * i, x[i][l]);
+			put_le32(ks + 64 * l + 4 * i, XL(i, l));
+	if (n == (size_t)64 * lanes) {
+		/* Word by word, which in == out allows. */
+		for (size_t i = 0; i < n; i += 8) {
+			uint64_t a, b;
+
+			memcpy(&a, in + i, 8);
+			memcpy(&b, ks + i, 8);
+			a ^= b;
+			memcpy(out + i, &a, 8);
+		}
+	} else {
+		for (size_t i = 0; i < n; i++)
+			out[i] = in[i] ^ ks[i];
+	}
+}
+
+#undef QUARTER_LANES
+#undef XL
+
+static inline __attribute__((always_inline)) void
+chacha_stream(const uint32_t st[16], uint64_t block, const uint8_t *in, uint8_t *out, size_t len,
+	      const int lanes)
+{
+	uint32_t x[16 * CHACHA_MAX_LANES], y[16 * CHACHA_MAX_LANES];
+	uint8_t ks[64 * CHACHA_MAX_LANES];
+	size_t batch = (size_t)64 * lanes;
+
+	for (; len; block += lanes) {
+		size_t n = len < batch ? len : batch;
+
+		chacha_batch(st, block, in, out, n, x, y, ks, lanes);
+		in += n;
+		out += n;
+		len -= n;
+	}
+	OPENSSL_cleanse(x, sizeof(x));
+	OPENSSL_cleanse(y, sizeof(y));
+	OPENSSL_cleanse(ks, sizeof(ks));
+}
+
+static void chacha_stream4(const uint32_t st[16], uint64_t block, const uint8_t *in,
+			   uint8_t *out, size_t len)
+{
+	chacha_stream(st, block, in, out, len, 4);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define CHACHA_X86_WIDE	1
+__attribute__((target("avx2")))
+static void chacha_stream8(const uint32_t st[16], uint64_t block, const uint8_t *in,
+			   uint8_t *out, size_t len)
+{
+	chacha_stream(st, block, in, out, len, 8);
+}
+
+__attribute__((target("avx512f")))
+static void chacha_stream16(const uint32_t st[16], uint64_t block, const uint8_t *in,
+			    uint8_t *out, size_t len)
+{
+	chacha_stream(st, block, in, out, len, 16);
+}
+#endif
+
+static int simd_max = CRYPT_SIMD_AVX512;
+
+void crypt_adiantum_simd(int max)
+{
+	simd_max = max;
+}
+
+static bool simd_ok(int level)
+{
+	if (simd_max < level)
+		return false;
+#ifdef CHACHA_X86_WIDE
+	if (level == CRYPT_SIMD_AVX512)
+		return __builtin_cpu_supports("avx512f");
+	if (level == CRYPT_SIMD_AVX2)
+		return __builtin_cpu_supports("avx2");
+#endif
+	return level == CRYPT_SIMD_GENERIC;
+}
+
+/* The widest instance this CPU runs (the CPU check is a load and a test). */
+static void chacha_stream_best(const uint32_t st[16], uint64_t block, const uint8_t *in,
+			       uint8_t *out, size_t len)
+{
+#ifdef CHACHA_X86_WIDE
+	if (len > 512 && simd_ok(CRYPT_SIMD_AVX512))
+		return chacha_stream16(st, block, in, out, len);
+	if (len > 256 && simd_ok(CRYPT_SIMD_AVX2))
+		return chacha_stream8(st, block, in, out, len);
+#endif
+	chacha_stream4(st, block, in, out, len);
 }
 
 /* "expand 32-byte k", then the key. */
@@ -135,8 +235,7 @@ static void chacha_init(uint32_t st[16], const uint8_t key[32])
 void crypt_xchacha12(const uint8_t key[32], const uint8_t nonce[24], uint64_t block,
 		     const uint8_t *in, uint8_t *out, size_t len)
 {
-	uint32_t st[16], x[16][CHACHA_LANES], y[16][CHACHA_LANES];
-	uint8_t ks[CHACHA_BATCH];
+	uint32_t st[16];
 
 	/* HChaCha12: the permuted state's first and last rows are the subkey. */
 	chacha_init(st, key);
@@ -152,27 +251,8 @@ void crypt_xchacha12(const uint8_t key[32], const uint8_t nonce[24], uint64_t bl
 	/* ChaCha12 with a 64-bit block counter and the nonce's last 8 bytes. */
 	st[14] = get_le32(nonce + 16);
 	st[15] = get_le32(nonce + 20);
-	for (; len >= CHACHA_BATCH; len -= CHACHA_BATCH, block += CHACHA_LANES) {
-		chacha_batch(st, block, ks, x, y);
-		/* Word by word, which in == out allows. */
-		for (size_t i = 0; i < CHACHA_BATCH; i += 8, in += 8, out += 8) {
-			uint64_t a, b;
-
-			memcpy(&a, in, 8);
-			memcpy(&b, ks + i, 8);
-			a ^= b;
-			memcpy(out, &a, 8);
-		}
-	}
-	if (len) {
-		chacha_batch(st, block, ks, x, y);
-		for (size_t i = 0; i < len; i++)
-			out[i] = in[i] ^ ks[i];
-	}
+	chacha_stream_best(st, block, in, out, len);
 	OPENSSL_cleanse(st, sizeof(st));
-	OPENSSL_cleanse(x, sizeof(x));
-	OPENSSL_cleanse(y, sizeof(y));
-	OPENSSL_cleanse(ks, sizeof(ks));
 }
 
 /* /// NH and NHPoly1305 /// */
@@ -204,13 +284,54 @@ static void nh_units(const uint32_t *k, const uint8_t *msg, size_t len, uint64_t
 	sums[3] = s3;
 }
 
+#ifdef CHACHA_X86_WIDE
+/*
+ * The same sums with AVX2, two 16-byte units' worth of products per
+ * multiply: lanes hold (pass 0, pass 2 | pass 1, pass 3), so each
+ * _mm256_mul_epu32 makes four useful products and none is thrown away.
+ */
+__attribute__((target("avx2")))
+static void nh_units_avx2(const uint32_t *k, const uint8_t *msg, size_t len, uint64_t sums[4])
+{
+	__m256i acc = _mm256_setzero_si256();
+	uint64_t out[4];
+
+	for (; len; len -= NH_UNIT, msg += NH_UNIT, k += 4) {
+		__m256i m = _mm256_broadcastsi128_si256(_mm_loadu_si128((const void *)msg));
+		/* a = m + k[0..7] (passes 0, 1), c = m + k[8..15] (passes 2, 3) */
+		__m256i a = _mm256_add_epi32(m, _mm256_loadu_si256((const void *)k));
+		__m256i c = _mm256_add_epi32(m, _mm256_loadu_si256((const void *)(k + 8)));
+		/* x = (a0 a1 c0 c1 | b0 b1 d0 d1), y = (a2 a3 c2 c3 | b2 b3 d2 d3) */
+		__m256i x = _mm256_unpacklo_epi64(a, c), y = _mm256_unpackhi_epi64(a, c);
+
+		acc = _mm256_add_epi64(acc, _mm256_mul_epu32(x, y));
+		acc = _mm256_add_epi64(acc, _mm256_mul_epu32(_mm256_srli_epi64(x, 32),
+							     _mm256_srli_epi64(y, 32)));
+	}
+	_mm256_storeu_si256((void *)out, acc);
+	sums[0] += out[0];
+	sums[2] += out[1];
+	sums[1] += out[2];
+	sums[3] += out[3];
+}
+#endif
+
+static void nh_units_best(const uint32_t *k, const uint8_t *msg, size_t len, uint64_t sums[4])
+{
+#ifdef CHACHA_X86_WIDE
+	if (simd_ok(CRYPT_SIMD_AVX2))
+		return nh_units_avx2(k, msg, len, sums);
+#endif
+	nh_units(k, msg, len, sums);
+}
+
 /* NH of one chunk (at most 1024 bytes), its last unit zero-padded: 32 bytes. */
 static void nh_chunk(const uint32_t *key, const uint8_t *msg, size_t len, uint8_t out[32])
 {
 	uint64_t sums[4] = { 0, 0, 0, 0 };
 	size_t whole = len & ~(size_t)(NH_UNIT - 1);
 
-	nh_units(key, msg, whole, sums);
+	nh_units_best(key, msg, whole, sums);
 	if (len > whole) {
 		uint8_t unit[NH_UNIT] = { 0 };
 
@@ -383,15 +504,24 @@ static int adiantum_run(struct wide_state *w, EVP_MAC_CTX *mac, const uint8_t iv
 int adiantum_crypt(struct wide_state *w, const uint8_t iv[32], const uint8_t *in,
 		   uint8_t *out, size_t len, bool enc)
 {
+	return adiantum_crypt_units(w, iv, 0, in, out, len, 1, enc);
+}
+
+/* n messages of len bytes, message i under the IV at ivs + i * iv_stride: one context. */
+int adiantum_crypt_units(struct wide_state *w, const uint8_t *ivs, size_t iv_stride,
+			 const uint8_t *in, uint8_t *out, size_t len, size_t n, bool enc)
+{
 	EVP_MAC_CTX *mac;
-	int err;
+	int err = 0;
 
 	if (len < 16)
 		return -EINVAL;
 	mac = wide_mac_get(w);
 	if (!mac)
 		return -ENOMEM;
-	err = adiantum_run(w, mac, iv, in, out, len, enc);
+	for (size_t i = 0; i < n && !err; i++)
+		err = adiantum_run(w, mac, ivs + i * iv_stride, in + i * len, out + i * len, len,
+				   enc);
 	wide_mac_put(w, mac);
 	return err;
 }

@@ -321,22 +321,30 @@ void crypt_pool_put(struct crypt_pool *p, EVP_CIPHER_CTX *ctx)
 	EVP_CIPHER_CTX_free(ctx);
 }
 
-/* One whole message through a pooled context, with a fresh IV (or none). */
+/* One whole message through a context of p's, with a fresh IV (or none). */
+static int crypt_ctx_run(struct crypt_pool *p, EVP_CIPHER_CTX *ctx, const uint8_t *iv,
+			 const uint8_t *in, uint8_t *out, size_t len)
+{
+	int n = 0, m = 0;
+
+	if (len > INT32_MAX)
+		return -EIO;
+	if (EVP_CipherInit_ex2(ctx, NULL, NULL, iv, p->enc, NULL) &&
+	    EVP_CipherUpdate(ctx, out, &n, in, (int)len) &&
+	    EVP_CipherFinal_ex(ctx, out + n, &m) && (size_t)(n + m) == len)
+		return 0;
+	return -EIO;
+}
+
 int crypt_pool_run(struct crypt_pool *p, const uint8_t *iv, const uint8_t *in, uint8_t *out,
 		   size_t len)
 {
 	EVP_CIPHER_CTX *ctx = crypt_pool_get(p);
-	int n = 0, m = 0, ret = -EIO;
+	int ret;
 
 	if (!ctx)
 		return -ENOMEM;
-	if (len > INT32_MAX)
-		goto out;
-	if (EVP_CipherInit_ex2(ctx, NULL, NULL, iv, p->enc, NULL) &&
-	    EVP_CipherUpdate(ctx, out, &n, in, (int)len) &&
-	    EVP_CipherFinal_ex(ctx, out + n, &m) && (size_t)(n + m) == len)
-		ret = 0;
-out:
+	ret = crypt_ctx_run(p, ctx, iv, in, out, len);
 	crypt_pool_put(p, ctx);
 	return ret;
 }
@@ -472,6 +480,41 @@ static int contents_crypt(struct fscrypt_cipher *c, const uint8_t *iv, const uin
 		return adiantum_crypt(c->wide, iv, in, out, len, enc);
 	}
 	return -EINVAL;
+}
+
+/*
+ * Many units through one context (or one Poly1305 context for Adiantum): the
+ * pool's lock and the context lookup once a batch, not once a 4 KiB block,
+ * which for AES-XTS cost about a third of the time of the cipher itself.
+ */
+int fscrypt_crypt_units(struct fscrypt_cipher *c, const uint8_t *ivs, const uint8_t *in,
+			uint8_t *out, size_t du, size_t n, bool enc)
+{
+	struct crypt_pool *p;
+	EVP_CIPHER_CTX *ctx;
+	int ret = 0;
+
+	if (!c || !ivs || !in || !out || !c->mi->contents || !du || du % 16)
+		return -EINVAL;
+	switch (c->mi->mode) {
+	case FSCRYPT_MODE_AES_256_XTS:
+		p = enc ? &c->enc : &c->dec;
+		ctx = crypt_pool_get(p);
+		if (!ctx)
+			return -ENOMEM;
+		for (size_t i = 0; i < n && !ret; i++)
+			ret = crypt_ctx_run(p, ctx, ivs + i * FSCRYPT_MAX_IV_SIZE, in + i * du,
+					    out + i * du, du);
+		crypt_pool_put(p, ctx);
+		return ret;
+	case FSCRYPT_MODE_ADIANTUM:
+		return adiantum_crypt_units(c->wide, ivs, FSCRYPT_MAX_IV_SIZE, in, out, du, n,
+					    enc);
+	}
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = contents_crypt(c, ivs + i * FSCRYPT_MAX_IV_SIZE, in + i * du, out + i * du,
+				     du, enc);
+	return ret;
 }
 
 int fscrypt_encrypt_block(struct fscrypt_cipher *c, const uint8_t *iv, const uint8_t *in,

@@ -62,6 +62,14 @@ int fscrypt_decrypt_block(struct fscrypt_cipher *c, const uint8_t *iv, const uin
 			  uint8_t *out, size_t len);
 
 /*
+ * n consecutive data units of du bytes each, unit i (at in + i * du) under
+ * the IV at ivs + i * FSCRYPT_MAX_IV_SIZE: the same as n block calls, with
+ * the per-call setup done once. in may equal out.
+ */
+int fscrypt_crypt_units(struct fscrypt_cipher *c, const uint8_t *ivs, const uint8_t *in,
+			uint8_t *out, size_t du, size_t n, bool enc);
+
+/*
  * Filenames encryption: CBC with ciphertext stealing (CS3, as Linux's
  * cts(cbc(aes))) for the CTS modes, or the wide-block Adiantum and HCTR2.
  * len >= 16 (callers pad names to at least 16 bytes). in may equal out.

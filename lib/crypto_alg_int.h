@@ -60,6 +60,8 @@ struct wide_state {
 int adiantum_setup(struct wide_state **out, const uint8_t key[32]);
 int adiantum_crypt(struct wide_state *w, const uint8_t iv[32], const uint8_t *in,
 		   uint8_t *out, size_t len, bool enc);
+int adiantum_crypt_units(struct wide_state *w, const uint8_t *ivs, size_t iv_stride,
+			 const uint8_t *in, uint8_t *out, size_t len, size_t n, bool enc);
 int hctr2_setup(struct wide_state **out, const uint8_t key[32]);
 int hctr2_crypt(struct wide_state *w, const uint8_t iv[32], const uint8_t *in, uint8_t *out,
 		size_t len, bool enc);
@@ -86,6 +88,13 @@ void crypt_xchacha12(const uint8_t key[32], const uint8_t nonce[24], uint64_t bl
 #define NHPOLY1305_KEY_SIZE	(16 + 1072)
 int crypt_nhpoly1305(const uint8_t key[NHPOLY1305_KEY_SIZE], const uint8_t *msg, size_t len,
 		     uint8_t out[16]);
+/*
+ * The widest SIMD instance of XChaCha12 and NH that may run (those the CPU
+ * lacks never do): the tests check each against Linux's output. Default:
+ * CRYPT_SIMD_AVX512. Not for use while other threads encrypt.
+ */
+enum { CRYPT_SIMD_GENERIC, CRYPT_SIMD_AVX2, CRYPT_SIMD_AVX512 };
+void crypt_adiantum_simd(int max);
 /* POLYVAL (RFC 8452) of len bytes (a multiple of 16) under h, chained from acc. */
 void crypt_polyval(const uint8_t h[16], uint8_t acc[16], const uint8_t *data, size_t len);
 

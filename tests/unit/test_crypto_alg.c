@@ -819,6 +819,31 @@ static void t_kernel_components(void **state)
 	}
 }
 
+/* The same with each SIMD width of XChaCha12 and NH this CPU has, and without. */
+static void t_kernel_simd_widths(void **state)
+{
+	for (int w = CRYPT_SIMD_GENERIC; w <= CRYPT_SIMD_AVX512; w++) {
+		static uint8_t key[32], nonce[24], a[4096], b[4096];
+
+		crypt_adiantum_simd(w);
+		t_kernel_fixture(state);
+		t_kernel_components(state);
+		/* every length through the widest instance equals the generic one */
+		fx_fill(key, sizeof(key), 5);
+		fx_fill(nonce, sizeof(nonce), 6);
+		for (size_t len = 1; len <= sizeof(a); len += 37) {
+			memset(a, 0, len);
+			crypt_xchacha12(key, nonce, 7, a, a, len);
+			crypt_adiantum_simd(CRYPT_SIMD_GENERIC);
+			memset(b, 0, len);
+			crypt_xchacha12(key, nonce, 7, b, b, len);
+			crypt_adiantum_simd(w);
+			assert_memory_equal(a, b, len);
+		}
+	}
+	crypt_adiantum_simd(CRYPT_SIMD_AVX512);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -836,6 +861,7 @@ int main(void)
 		cmocka_unit_test(t_polyval),
 		cmocka_unit_test(t_kernel_fixture),
 		cmocka_unit_test(t_kernel_components),
+		cmocka_unit_test(t_kernel_simd_widths),
 		cmocka_unit_test(t_secret),
 		cmocka_unit_test(t_threads),
 	};
