@@ -7,12 +7,15 @@
 # is what an untar of small files spends its time on.
 #   - FLUSH: uf2fs answers ENOSYS once and the kernel stops sending it (it
 #     writes the dirty pages back at close either way).
+#   - daemon system calls (strace -c of every thread): getrandom(2) for new
+#     inodes' i_generation is batched, not one per file.
 # Then the files read back identical after a remount, and fsck is clean.
 set -u
 . "$(dirname "$0")/../lib/common.sh"
 need_fuse
 need_f2fs_tools
 need_uf2fs
+need_cmd strace
 tmpdir_init untar-roundtrips
 IMG=$TMP/u.img MNT=$TMP/mnt SRC=$TMP/src
 N=60
@@ -47,10 +50,32 @@ log "per $N files: $flushes FLUSH, $(count SETATTR) SETATTR, $(count GETXATTR) G
 	"$(count WRITE) WRITE, $(count LOOKUP) LOOKUP, $(count GETATTR) GETATTR"
 [ "$flushes" -le 1 ] || fail "$flushes FLUSH requests for $N files: the kernel kept sending them"
 
+step "daemon system calls during the untar (strace -c -f)"
+mount_uf2fs "$IMG" "$MNT" rw,writeback_cache || fail "mount"
+pid=${_MOUNT_PID[$MNT]}
+strace -f -c -o "$TMP/strace.txt" -p "$pid" 2>"$TMP/strace.err" &
+spid=$!
+for ((i = 0; i < 100; i++)); do
+	awk '/^TracerPid:/ { exit $2 == 0 }' "/proc/$pid/status" && break
+	sleep 0.1
+done
+mkdir "$MNT/t2"
+tar -xf "$TMP/src.tar" -C "$MNT/t2" || fail "tar -x (traced)"
+kill -INT "$spid"
+wait "$spid"
+umount_uf2fs "$MNT" || fail "unmount"
+calls() { awk -v s="$1" '$NF == s { print $4; f = 1 } END { if (!f) print 0 }' "$TMP/strace.txt"; }
+grep -q "total" "$TMP/strace.txt" || { cat "$TMP/strace.err" >&2; fail "no strace summary"; }
+log "daemon calls for $N files: $(calls read) read, $(calls writev) writev," \
+	"$(calls pwritev) pwritev, $(calls getrandom) getrandom, $(calls mprotect) mprotect"
+# one batch per worker thread that created a file, at most max_threads (10)
+[ "$(calls getrandom)" -le 10 ] || fail "$(calls getrandom) getrandom calls for $N new inodes"
+
 step "content and fsck"
 fsck_clean "$IMG" || fail "fsck after the untar"
 mount_uf2fs "$IMG" "$MNT" ro || fail "mount ro"
 diff -r "$SRC" "$MNT/t" || fail "the untarred tree differs from its source"
+diff -r "$SRC" "$MNT/t2" || fail "the traced untar differs from its source"
 for i in 0 17 59; do
 	want=$(stat -c %Y "$SRC/d$((i % 2))/f$(printf %03d $i)")
 	got=$(stat -c %Y "$MNT/t/d$((i % 2))/f$(printf %03d $i)")
