@@ -30,7 +30,7 @@ PKGS    := fuse3 liburing liblz4 libzstd lzo2 zlib cmocka libcrypto
 DEB_BUILD := libfuse3-dev fuse3 liburing-dev liblz4-dev libzstd-dev liblzo2-dev zlib1g-dev \
 	libcmocka-dev pkg-config libunistring-dev libssl-dev android-libsparse-dev
 DEB_TOOLS := f2fs-tools fio fuse2fs e2fsprogs python3 qemu-system-x86 linux-image-amd64 \
-	busybox-static cpio zstd xz-utils attr acl fsverity android-sdk-libsparse-utils \
+	busybox-static cpio zstd xz-utils attr acl fsverity android-sdk-libsparse-utils strace \
 	python3-matplotlib quota
 
 .DEFAULT_GOAL := all

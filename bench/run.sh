@@ -109,8 +109,9 @@ fi
 
 # The encrypted rows (bench/crypto-bench.sh) run first; their table is added
 # to results.md after bench.py's.
+# BENCH_TREE=1 means the tree rows only, as bench.py reads it.
 crypto_md=
-if [[ ${BENCH_PARTS:-crypto} =~ crypto ]]; then
+if [ "${BENCH_TREE:-0}" != 1 ] && [[ ${BENCH_PARTS:-crypto} =~ crypto ]]; then
 	if "$TOP/bench/crypto-bench.sh"; then crypto_md=$OUT/crypto-results.md; else note "crypto failed"; fi
 fi
 # The charts need matplotlib: Debian's python3-matplotlib lives in the system

@@ -54,7 +54,8 @@ char *fuse_uf2fs_buf(size_t size)
  * FLUSH at close has nothing to do: writes reach the library synchronously
  * and report their errors there, and durability is fsync's. noflush saves
  * the round trip on every close(2) (the kernel still sends FLUSH under
- * writeback_cache, to write its dirty pages first).
+ * writeback_cache, to write its dirty pages first, until fuse_op_flush
+ * answers ENOSYS).
  */
 void fuse_uf2fs_file_setup(const struct fuse_uf2fs *u, struct fuse_file_info *fi)
 {

@@ -356,10 +356,19 @@ void fuse_op_copy_file_range(fuse_req_t req, fuse_ino_t ino_in, off_t off_in,
 		fuse_reply_write(req, n);
 }
 
-/* Only sent under writeback_cache (fuse_uf2fs_file_setup sets noflush). */
+/*
+ * Only sent under writeback_cache (fuse_uf2fs_file_setup sets noflush, which
+ * the kernel ignores there), after the kernel has written the file's dirty
+ * pages and waited for them: nothing is left for us to do. ENOSYS makes the
+ * kernel set no_flush for the connection and stop sending FLUSH, one round
+ * trip less per close(2) (untar: one per file). The kernel's fuse_flush
+ * still writes the dirty pages back before it looks at no_flush, and
+ * reports their errors to close(2) (older kernels left that to release,
+ * which writes them back under writeback_cache as well).
+ */
 void fuse_op_flush(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	fuse_reply_err(req, 0);
+	fuse_reply_err(req, ENOSYS);
 }
 
 /* A read-only mount has nothing to make durable; fsync(2) succeeds there. */

@@ -561,13 +561,23 @@ static void init_raw_inode(struct f2fs_sb_info *sbi, struct f2fs_inode *ri,
  * or any later one. random() alone would replay the same sequence at every
  * mount.
  */
+#define GENERATION_BATCH	64
+
+/*
+ * The words come from getrandom(2) GENERATION_BATCH at a time, per thread:
+ * a system call per created file costs an untar of small files more than
+ * the rest of the create (a hypervisor exit each on a virtual machine).
+ */
 static uint32_t new_generation(void)
 {
-	uint32_t gen;
+	static _Thread_local uint32_t pool[GENERATION_BATCH];
+	static _Thread_local unsigned int left;
 	struct timespec now;
 
-	if (getrandom(&gen, sizeof(gen), GRND_NONBLOCK) == sizeof(gen))
-		return gen;
+	if (!left && getrandom(pool, sizeof(pool), GRND_NONBLOCK) == sizeof(pool))
+		left = GENERATION_BATCH;
+	if (left)
+		return pool[--left];
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (uint32_t)random() ^ (uint32_t)now.tv_nsec ^ (uint32_t)getpid();
 }
