@@ -298,6 +298,16 @@ static bool fuse_ioctl_f2fs(fuse_req_t req, fuse_ino_t ino, uint32_t f2fs_ino, u
 
 	switch (cmd) {
 	case (unsigned int)F2FS_IOC_START_ATOMIC_WRITE:
+		/*
+		 * Under writeback_cache the kernel holds the writes and sends
+		 * them when it likes: after the commit, or after the abort (its
+		 * invalidation writes dirty pages back first). No atomicity can
+		 * be promised, so none is offered: -o no_writeback_cache.
+		 */
+		if (fuse_uf2fs_of(req)->writeback_cache) {
+			fuse_ioctl_reply_status(req, -EOPNOTSUPP);
+			return true;
+		}
 		fuse_ioctl_reply_status(req, uf2fs_atomic_write(fs, f2fs_ino, UF2FS_ATOMIC_START));
 		return true;
 	case (unsigned int)F2FS_IOC_COMMIT_ATOMIC_WRITE:
