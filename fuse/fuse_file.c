@@ -121,6 +121,17 @@ void fuse_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_op_error(req, ret);
 		return;
 	}
+	/*
+	 * Under writeback_cache the kernel reads back what it wrote from its
+	 * own pages and never asks us: the atime a read would stamp (relatime,
+	 * xfstests generic/003) is stamped at an open that may read instead,
+	 * and the kernel told to fetch it. The kernel opens O_WRONLY files
+	 * O_RDWR in this mode, so a plain write open counts too; truncating
+	 * and appending ones do not.
+	 */
+	if (u->writeback_cache && !(fi->flags & (O_TRUNC | O_APPEND)) &&
+	    uf2fs_touch_atime(u->fs, f2fs_ino) > 0)
+		fuse_uf2fs_inval_attr(u, ino);
 	fuse_uf2fs_file_setup(u, fi);
 	/* The open was interrupted: no release will follow, so undo it now. */
 	if (fuse_reply_open(req, fi) == -ENOENT)

@@ -188,6 +188,8 @@ int uf2fs_readdir(struct uf2fs *fs, uint32_t dir, uint64_t pos, uf2fs_filldir_t 
 
 /* /// Data /// */
 ssize_t uf2fs_read(struct uf2fs *fs, uint32_t ino, void *buf, size_t len, uint64_t off);
+/* Stamp atime as a read would (relatime etc.): 1 if it moved, 0 if not due. */
+int uf2fs_touch_atime(struct uf2fs *fs, uint32_t ino);
 /*
  * Zero-copy read: emit receives iovecs pointing into the cache, valid only
  * during the call; a non-zero return from emit makes the read fail (-EIO).

@@ -69,6 +69,13 @@ for opts in rw,writeback_cache rw,no_writeback_cache; do
 	echo b >>"$MNT/app" || fail "[$opts] append to an append-only file"
 	syncfs "$MNT" || fail "[$opts] syncfs after the append-only file"
 	chattr -a "$MNT/app"
+	# relatime: reading back what was just written moves atime, also when
+	# the kernel serves it from the pages it wrote (xfstests generic/003)
+	echo aaa >"$MNT/at"
+	a0=$(stat -c %X "$MNT/at")
+	sleep 1.1
+	cat "$MNT/at" >/dev/null
+	[ "$(stat -c %X "$MNT/at")" -gt "$a0" ] || fail "[$opts] atime not updated by a read"
 	# chattr changes ctime, which under writeback_cache the kernel keeps for
 	# itself (xfstests generic/277): seen at once, and not undone on disk by
 	# the kernel's later write-back of its older copy (the file is dirty).
