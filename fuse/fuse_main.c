@@ -134,7 +134,8 @@ static void fuse_cl_help(void)
 	       "                           write is served by uf2fs's folio cache\n"
 	       "    writeback_cache        the kernel collects writes in its page cache\n"
 	       "                           and sends them in large batches (rw only;\n"
-	       "                           default, except with direct_io)\n"
+	       "                           default, except with direct_io or quota\n"
+	       "                           limits)\n"
 	       "    no_writeback_cache     every write(2) reaches uf2fs at once\n"
 	       CLI_LIB_OPTS_HELP
 	       "    killpriv_v2, nokillpriv_v2  uf2fs clears setuid/setgid on write, truncate\n"
@@ -666,7 +667,14 @@ static int fuse_daemon_start(struct fuse_cl *cl, struct fuse_args *args)
 	struct fuse_uf2fs u = {
 		.image = cl->image,
 		.direct_io = cl->direct_io,
-		.writeback_cache = cl->writeback_cache < 0 ? !cl->direct_io : cl->writeback_cache,
+		/*
+		 * Default on, but not with direct_io, nor with quota limits:
+		 * quota is charged to the caller of a WRITE, and the kernel's
+		 * write-back is sent by whoever flushes (its flusher, a later
+		 * fsync), not the writer; EDQUOT belongs at write(2) anyway.
+		 */
+		.writeback_cache = cl->writeback_cache >= 0 ? cl->writeback_cache :
+				   !cl->direct_io && !cl->lib.quota_enforce,
 		.single_thread = cl->single_thread || cl->max_threads <= 1,
 		.want_killpriv_v2 = cl->killpriv_v2,
 		.strictatime = cl->lib.atime_mode == 2,

@@ -7,6 +7,8 @@
 # syncfs(2) fail with ENOENT (it did, after every `rm` of a fresh file, and
 # after untarring any tree that replaces files). Also without writeback_cache.
 #
+# writeback_cache is the rw default (not with direct_io or quota limits).
+#
 # And utime(NULL) (touch) of an append-only file: under writeback_cache the
 # kernel sends "now" as an explicit mtime; it must still be allowed, while
 # explicit times stay refused (xfstests generic/079).
@@ -15,7 +17,7 @@ set -u
 need_fuse
 need_f2fs_tools
 need_uf2fs
-need_cmd python3 chattr
+need_cmd python3 chattr f2fs_io
 tmpdir_init wbc-semantics
 IMG=$TMP/w.img MNT=$TMP/mnt
 
@@ -100,4 +102,18 @@ for opts in rw,writeback_cache rw,no_writeback_cache; do
 	umount_uf2fs "$MNT" || fail "unmount"
 	fsck_clean "$IMG" || fail "[$opts] fsck"
 done
+# Which mounts get writeback_cache by default: rw does; direct_io and quota
+# limits do not (the atomic-write ioctl, refused under writeback_cache, tells).
+step "the default"
+mk_image "$IMG" 128M "extra_attr,quota" "" || fail "mkfs"
+for o in rw:refused rw,no_writeback_cache:ok rw,direct_io:ok rw,usrquota:ok \
+	rw,usrquota,writeback_cache:refused; do
+	mount_uf2fs "$IMG" "$MNT" "${o%%:*}" || fail "mount -o ${o%%:*}"
+	echo x >"$MNT/db"
+	got=refused
+	f2fs_io write 1 0 1 zero atomic_commit "$MNT/db" >/dev/null 2>&1 && got=ok
+	[ "$got" = "${o##*:}" ] || fail "-o ${o%%:*}: atomic write $got, expected ${o##*:}"
+	umount_uf2fs "$MNT" || fail "unmount"
+done
+fsck_clean "$IMG" || fail "fsck after the default checks"
 pass "times-only SETATTR after unlink, syncfs clean; touch of an append-only file; chattr ctime"
