@@ -505,11 +505,13 @@ def main():
                 uf_w("uf2fs", "uf2fs", "rw"),
                 uf_w("uf2fs-wbc", "uf2fs writeback_cache", "rw,writeback_cache"),
                 uf_w("uf2fs-o0", "uf2fs order 0", "rw,max_folio_order=0"),
+                # the read-write default before writeback_cache (diagnostic column)
+                uf_w("uf2fs-nowbc", "uf2fs no_writeback_cache", "rw,no_writeback_cache"),
             ]
             if only:
                 wtargets = [t for t in wtargets if t.name in only.split()]
             else:           # diagnostic columns: order 0 not in the smoke run
-                wtargets = [t for t in wtargets if t.name != "ceiling-x" and
+                wtargets = [t for t in wtargets if t.name not in ("ceiling-x", "uf2fs-nowbc") and
                             not (quick and t.name == "uf2fs-o0")]
 
         def cold(t):
@@ -945,9 +947,10 @@ def report(targets, wtargets, samples, wsamples, bss, reps, size, can_drop, now,
                 "fuse2fs, which keep xattrs (BENCH_TARGETS=ceiling-x adds passthrough_ll "
                 "-o xattr on the 4k rows); on fsync=1 rows its writeback cache makes every "
                 "fsync flush a page through a WRITE first, so it is no upper bound there; "
-                "fuse2fs -o rw,fakeroot on ext4; uf2fs -o rw (default), -o "
-                "rw,writeback_cache (wbc), -o rw,max_folio_order=0 (order 0, for "
-                "comparison only)." % (wp["wsize"] // MIB, wp["fsync_rt"], wp["dd_count"],
+                "fuse2fs -o rw,fakeroot on ext4; uf2fs -o rw (default, writeback_cache "
+                "since issue 12), -o rw,writeback_cache (wbc, the same), -o "
+                "rw,max_folio_order=0 (order 0, for comparison only; BENCH_TARGETS="
+                "uf2fs-nowbc adds -o rw,no_writeback_cache, the old default)." % (wp["wsize"] // MIB, wp["fsync_rt"], wp["dd_count"],
                                         wp["osync_size"] // MIB,
                                         wp["osync_rt"]),
                 "Seed target: uf2fs ≥ 1.5× fuse2fs on every write row, ≥ 3× on the 4k "

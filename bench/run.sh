@@ -33,7 +33,7 @@
 #   BENCH_REPS=N    repetitions per measurement (default 5; median reported)
 #   BENCH_SIZE=256M file size; BENCH_BS="4k 64k 1M"; BENCH_TARGETS="tmpfs uf2fs ..."
 #                   (read: tmpfs ceiling fuse2fs uf2fs uf2fs-o0 uf2fs-dio uf2fs-uring;
-#                   write: tmpfs ceiling fuse2fs uf2fs uf2fs-wbc uf2fs-o0, and
+#                   write: tmpfs ceiling fuse2fs uf2fs uf2fs-wbc uf2fs-o0 uf2fs-nowbc, and
 #                   ceiling-x, passthrough_ll -o xattr, only when named)
 #   BENCH_PARTS="read write osync precache sparse tree dirops"   which parts run (sparse:
 #                   `uf2fs get` of a BENCH_SPARSE_TREE=200M tree from a raw image and from its

@@ -122,6 +122,18 @@ void fuse_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_op_error(req, ret);
 		return;
 	}
+	/*
+	 * Under writeback_cache the kernel reads back what it wrote from its
+	 * own pages and never asks us: the atime a read would stamp (relatime,
+	 * xfstests generic/003) is stamped at a read-only open instead, and
+	 * the kernel told to fetch it. Not at O_RDWR: the kernel sends O_WRONLY
+	 * opens as O_RDWR in this mode, and an open to write and fsync must
+	 * leave atime alone (generic/392, 468). Cached reads through an O_RDWR
+	 * descriptor thus leave atime as it was.
+	 */
+	if (u->writeback_cache && (fi->flags & O_ACCMODE) == O_RDONLY &&
+	    uf2fs_touch_atime(u->fs, f2fs_ino) > 0)
+		fuse_uf2fs_inval_attr(u, ino);
 	fuse_uf2fs_file_setup(u, fi);
 	/* The open was interrupted: no release will follow, so undo it now. */
 	if (fuse_reply_open(req, fi) == -ENOENT)

@@ -20,6 +20,7 @@
 #include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 
 #include "fuse_priv.h"
@@ -46,6 +47,36 @@ static void fuse_ioctl_getflags(fuse_req_t req, uint32_t ino, size_t out_bufsz)
 		fuse_reply_ioctl(req, 0, &flags, sizeof(flags));
 }
 
+/*
+ * Under writeback_cache the kernel keeps a regular file's ctime itself and
+ * ignores ours, and its fileattr_set does not touch it: invalidating the
+ * attributes is not enough. Its dentry goes instead, so that the inode, which
+ * FUSE never keeps unreferenced, is dropped at its last close, and the next
+ * lookup reads our ctime. Only after the reply: the caller holds the file's
+ * lock, and the kernel takes the parent's before it. Not with a single
+ * worker, which would wait for the parent's lock that a request waiting for
+ * this very worker may hold. The name is the one the inode records
+ * (uf2fs_inode_name); other hard links keep their cached ctime.
+ */
+static void fuse_ioctl_drop_dentry(struct fuse_uf2fs *u, fuse_ino_t ino)
+{
+	char name[FUSE_UF2FS_NAME_MAX + 1];
+	struct uf2fs_attr attr;
+	uint32_t parent;
+	fuse_ino_t fparent;
+	size_t len;
+
+	if (!u->se || !u->writeback_cache || u->single_thread)
+		return;
+	if (uf2fs_getattr(u->fs, fuse_ino_to_f2fs(u, ino), &attr) || !S_ISREG(attr.mode))
+		return;
+	if (uf2fs_inode_name(u->fs, fuse_ino_to_f2fs(u, ino), &parent, name, &len))
+		return;
+	fparent = fuse_ino_from_f2fs(u, parent);
+	if (fparent)
+		fuse_lowlevel_notify_inval_entry(u->se, fparent, name, len);
+}
+
 /* The kernel does not know the flags changed ctime: it is told. */
 static void fuse_ioctl_set_done(fuse_req_t req, struct fuse_uf2fs *u, fuse_ino_t ino, int ret)
 {
@@ -53,8 +84,10 @@ static void fuse_ioctl_set_done(fuse_req_t req, struct fuse_uf2fs *u, fuse_ino_t
 		fuse_op_error(req, ret);
 		return;
 	}
+	fuse_ctime_note(u, fuse_ino_to_f2fs(u, ino));
 	fuse_uf2fs_inval_attr(u, ino);
 	fuse_reply_ioctl(req, 0, NULL, 0);
+	fuse_ioctl_drop_dentry(u, ino);
 }
 
 /*
@@ -265,6 +298,16 @@ static bool fuse_ioctl_f2fs(fuse_req_t req, fuse_ino_t ino, uint32_t f2fs_ino, u
 
 	switch (cmd) {
 	case (unsigned int)F2FS_IOC_START_ATOMIC_WRITE:
+		/*
+		 * Under writeback_cache the kernel holds the writes and sends
+		 * them when it likes: after the commit, or after the abort (its
+		 * invalidation writes dirty pages back first). No atomicity can
+		 * be promised, so none is offered: -o no_writeback_cache.
+		 */
+		if (fuse_uf2fs_of(req)->writeback_cache) {
+			fuse_ioctl_reply_status(req, -EOPNOTSUPP);
+			return true;
+		}
 		fuse_ioctl_reply_status(req, uf2fs_atomic_write(fs, f2fs_ino, UF2FS_ATOMIC_START));
 		return true;
 	case (unsigned int)F2FS_IOC_COMMIT_ATOMIC_WRITE:

@@ -67,7 +67,7 @@ struct fuse_cl {
 	bool show_help;
 	bool show_version;
 	bool direct_io;
-	bool writeback_cache;
+	int writeback_cache;	/* -o [no_]writeback_cache; -1: default (on unless direct_io) */
 	bool killpriv_v2;	/* offer HANDLE_KILLPRIV_V2 (default on) */
 	bool allow_other;
 	bool has_fsname;
@@ -134,8 +134,10 @@ static void fuse_cl_help(void)
 	       "    direct_io              bypass the kernel page cache: every read and\n"
 	       "                           write is served by uf2fs's folio cache\n"
 	       "    writeback_cache        the kernel collects writes in its page cache\n"
-	       "                           and sends them in large batches (rw only; off\n"
-	       "                           by default)\n"
+	       "                           and sends them in large batches (rw only;\n"
+	       "                           default, except with direct_io or quota\n"
+	       "                           limits)\n"
+	       "    no_writeback_cache     every write(2) reaches uf2fs at once\n"
 	       CLI_LIB_OPTS_HELP
 	       "    killpriv_v2, nokillpriv_v2  uf2fs clears setuid/setgid on write, truncate\n"
 	       "                           and chown, so the kernel stops asking for\n"
@@ -411,6 +413,7 @@ static int fuse_cl_parse(struct fuse_cl *cl, struct fuse_args *args)
 	cl->map_uid = cl->map_gid = -1;
 	cl->max_threads = FUSE_DEF_MAX_THREADS;
 	cl->max_idle_threads = -1;
+	cl->writeback_cache = -1;
 	uf2fs_default_options(&cl->lib);
 	cl->lib.read_only = true;
 	if (fuse_opt_parse(args, cl, fuse_cl_spec, fuse_cl_proc) < 0 || cl->bad)
@@ -679,7 +682,15 @@ static int fuse_daemon_start(struct fuse_cl *cl, struct fuse_args *args)
 	struct fuse_uf2fs u = {
 		.image = cl->image,
 		.direct_io = cl->direct_io,
-		.writeback_cache = cl->writeback_cache,
+		/*
+		 * Default on, but not with direct_io, nor with quota limits:
+		 * quota is charged to the caller of a WRITE, and the kernel's
+		 * write-back is sent by whoever flushes (its flusher, a later
+		 * fsync), not the writer; EDQUOT belongs at write(2) anyway.
+		 */
+		.writeback_cache = cl->writeback_cache >= 0 ? cl->writeback_cache :
+				   !cl->direct_io && !cl->lib.quota_enforce,
+		.single_thread = cl->single_thread || cl->max_threads <= 1,
 		.want_killpriv_v2 = cl->killpriv_v2,
 		.strictatime = cl->lib.atime_mode == 2,
 		/*

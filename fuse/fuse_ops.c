@@ -89,11 +89,14 @@ static void fuse_want(struct fuse_conn_info *conn, unsigned int cap)
  *   that a default ACL is not masked by the umask as well), keeps the mode in
  *   step when an access ACL is set, and the ACL in step on chmod, as Linux
  *   f2fs does: the kernel's FUSE code does none of these.
- * - WRITEBACK_CACHE, with -o writeback_cache on a read-write mount only: the
- *   kernel keeps dirty pages and sends them in large WRITEs, and trusts its
- *   own mtime, ctime and size. Off by default: data then reaches uf2fs at
- *   write(2), and only a shared mmap leaves dirty pages in the kernel (which
- *   a SIGTERM flushes before the final checkpoint: fuse_daemon_flush).
+ * - WRITEBACK_CACHE, on a read-write mount unless -o no_writeback_cache or
+ *   direct_io: the kernel keeps dirty pages and sends them in large WRITEs,
+ *   and trusts its own mtime, ctime and size (what it does not change itself,
+ *   chattr's ctime, fuse_ioctl.c and fuse_write.c make up for). Without it
+ *   data reaches uf2fs at write(2), and only a shared mmap leaves dirty pages
+ *   in the kernel; either way a SIGTERM flushes them before the final
+ *   checkpoint (fuse_daemon_flush). docs/decisions.md says why it is the
+ *   default.
  * Left off:
  * - HANDLE_KILLPRIV (v1, libfuse turns it on by default): with it the kernel
  *   leaves clearing setuid/setgid to us without telling us whether the

@@ -38,6 +38,7 @@ struct fuse_uf2fs {
 	bool mounted_rw;		/* the library opened the image read-write */
 	bool direct_io;			/* bypass the kernel page cache */
 	bool writeback_cache;		/* -o writeback_cache: the kernel batches writes */
+	bool single_thread;		/* one worker: no notification that can block */
 	bool strictatime;		/* every read reaches uf2fs: no kept page cache */
 	bool want_killpriv_v2;		/* offer HANDLE_KILLPRIV_V2 (fuse_killpriv.c) */
 	bool killpriv_v2;		/* negotiated: the daemon clears setuid/setgid */
@@ -171,6 +172,8 @@ static inline void fuse_uf2fs_inval_attr(struct fuse_uf2fs *u, fuse_ino_t ino)
 		fuse_lowlevel_notify_inval_inode(u->se, ino, -1, 0);
 }
 
+/* A ctime the kernel did not set itself (chattr): kept from its write-back (fuse_write.c). */
+void fuse_ctime_note(struct fuse_uf2fs *u, uint32_t f2fs_ino);
 /* UF2FS_IOC_FSCRYPT (fuse_fscrypt.c): keys and policies for `uf2fs fscrypt`. */
 void fuse_ioctl_fscrypt(fuse_req_t req, fuse_ino_t ino, const void *in_buf, size_t in_bufsz,
 			size_t out_bufsz);

@@ -10,6 +10,7 @@
  * makes one file durable, and the final checkpoint at unmount makes all of
  * it durable (fuse_uf2fs_shutdown).
  */
+#include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -46,7 +47,14 @@ static const struct {
  * truncate by a caller without CAP_FSETID; fuse_op_setattr turns it into
  * UF2FS_SET_KILL_SUIDGID.
  */
-static unsigned int fuse_setattr_valid(int to_set, bool writeback_cache)
+/* utime(NULL) under writeback_cache: ATIME_NOW beside an explicit MTIME (see below). */
+static bool fuse_setattr_wbc_now(int to_set, bool writeback_cache)
+{
+	return writeback_cache && (to_set & FUSE_SET_ATTR_ATIME_NOW) &&
+	       (to_set & FUSE_SET_ATTR_MTIME) && !(to_set & FUSE_SET_ATTR_MTIME_NOW);
+}
+
+static unsigned int fuse_setattr_valid(int to_set, bool as_now)
 {
 	unsigned int valid = 0;
 	size_t i;
@@ -56,12 +64,14 @@ static unsigned int fuse_setattr_valid(int to_set, bool writeback_cache)
 	 * "now" as an explicit value, without MTIME_NOW (iattr_to_fattr);
 	 * atime keeps its NOW flag. utime(NULL) and touch then arrive as
 	 * ATIME_NOW + MTIME, and an explicit mtime would be refused on an
-	 * append-only file (xfstests generic/079). Read it as the "now" it
-	 * is. (utimensat with atime UTIME_NOW and an explicit mtime looks the
-	 * same; it gets the current time, not the one it named.)
+	 * append-only file (xfstests generic/079). There, and only there
+	 * (as_now), it is read as the "now" it is. (utimensat with atime
+	 * UTIME_NOW and an explicit mtime looks the same; on an append-only
+	 * file it gets the current time, not the one it named.) Elsewhere the
+	 * kernel's value is stored as sent: it is the mtime the kernel shows,
+	 * and what a remount must show too (generic/392).
 	 */
-	if (writeback_cache && (to_set & FUSE_SET_ATTR_ATIME_NOW) &&
-	    (to_set & FUSE_SET_ATTR_MTIME) && !(to_set & FUSE_SET_ATTR_MTIME_NOW))
+	if (as_now)
 		to_set |= FUSE_SET_ATTR_MTIME_NOW;
 
 	for (i = 0; i < sizeof(fuse_setattr_bits) / sizeof(fuse_setattr_bits[0]); i++)
@@ -119,19 +129,71 @@ static bool fuse_setattr_freed(fuse_req_t req, fuse_ino_t ino, const struct stat
 	return true;
 }
 
+/*
+ * An explicit ctime comes only from the kernel's cached copy under
+ * writeback_cache (fuse_flush_times, or a SETATTR beside its own changes).
+ * That copy misses the changes the kernel does not make itself (chattr), and
+ * writing it back would undo them. So those changes note the ctime they set,
+ * and an older ctime from the kernel is raised to it: ctime never goes back.
+ * The table is small and lossy (a collision forgets a note, as before);
+ * other ctimes from the kernel are kept as sent (its writes' times, not the
+ * later time their data reached us).
+ */
+#define FUSE_CTIME_NOTES	64
+
+static struct {
+	uint32_t ino;
+	struct timespec ctime;
+} fuse_ctime_notes[FUSE_CTIME_NOTES];
+static pthread_mutex_t fuse_ctime_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void fuse_ctime_note(struct fuse_uf2fs *u, uint32_t f2fs_ino)
+{
+	struct uf2fs_attr cur;
+	unsigned int slot = f2fs_ino % FUSE_CTIME_NOTES;
+
+	if (!u->writeback_cache || uf2fs_getattr(u->fs, f2fs_ino, &cur))
+		return;
+	pthread_mutex_lock(&fuse_ctime_lock);
+	fuse_ctime_notes[slot].ino = f2fs_ino;
+	fuse_ctime_notes[slot].ctime = cur.ctime;
+	pthread_mutex_unlock(&fuse_ctime_lock);
+}
+
+static void fuse_ctime_floor(uint32_t f2fs_ino, struct uf2fs_attr *in)
+{
+	unsigned int slot = f2fs_ino % FUSE_CTIME_NOTES;
+	struct timespec t;
+
+	pthread_mutex_lock(&fuse_ctime_lock);
+	t = fuse_ctime_notes[slot].ctime;
+	if (fuse_ctime_notes[slot].ino != f2fs_ino)
+		t.tv_sec = 0, t.tv_nsec = 0;
+	pthread_mutex_unlock(&fuse_ctime_lock);
+	if (t.tv_sec > in->ctime.tv_sec ||
+	    (t.tv_sec == in->ctime.tv_sec && t.tv_nsec > in->ctime.tv_nsec))
+		in->ctime = t;
+}
+
 void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		     struct fuse_file_info *fi)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
 	uint32_t f2fs_ino = fuse_ino_to_f2fs(u, ino);
-	unsigned int valid = fuse_setattr_valid(to_set, u->writeback_cache);
 	struct uf2fs_attr in, out;
+	unsigned int valid;
+	uint32_t flags;
 	struct stat st;
 	int ret;
 
 	if (fuse_uf2fs_refuse_ro(req, u))
 		return;
+	valid = fuse_setattr_valid(to_set, fuse_setattr_wbc_now(to_set, u->writeback_cache) &&
+				   !uf2fs_get_flags(u->fs, f2fs_ino, &flags) &&
+				   (flags & FS_APPEND_FL));
 	fuse_setattr_fill(attr, &in);
+	if (valid & UF2FS_SET_CTIME)
+		fuse_ctime_floor(f2fs_ino, &in);
 	/* truncate without CAP_FSETID; and, under V2, every chown (chown_common) */
 	if (((to_set & FUSE_SET_ATTR_KILL_SUID) && !fuse_idmap_fakeroot()) ||
 	    (u->killpriv_v2 && (valid & (UF2FS_SET_UID | UF2FS_SET_GID))))

@@ -278,6 +278,64 @@ ssize_t uf2fs_read(struct uf2fs *fs, uint32_t ino, void *buf, size_t len, uint64
 	return ret;
 }
 
+/*
+ * Such a kernel stamps mtime with its coarse clock, up to a tick (a few
+ * ms) behind ours: a file created (atime from our clock) and written at
+ * once can show an mtime just before its atime. Within a tick they count
+ * as equal, as they would on the kernel's one clock.
+ */
+#define ATIME_KERNEL_TICK_NS	20000000L
+
+static bool atime_due_coarse(const struct f2fs_sb_info *sbi, const struct f2fs_inode_info *fi)
+{
+	int64_t a, m;
+
+	if (atime_due(sbi, fi))
+		return true;
+	if (sbi->opts.read_only || sbi->opts.atime_mode == 1 || (fi->flags & F2FS_NOATIME_FL))
+		return false;
+	a = (int64_t)fi->atime.tv_sec * 1000000000L + fi->atime.tv_nsec;
+	m = (int64_t)fi->mtime.tv_sec * 1000000000L + fi->mtime.tv_nsec;
+	return a - m < ATIME_KERNEL_TICK_NS;
+}
+
+static void stamp_atime(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	pthread_rwlock_wrlock(&fi->i_rwsem);
+	if (atime_due_coarse(sbi, fi)) {
+		clock_gettime(CLOCK_REALTIME, &fi->atime);
+		f2fs_mark_inode_dirty(sbi, fi);
+	}
+	pthread_rwlock_unlock(&fi->i_rwsem);
+}
+
+/*
+ * The atime a read would stamp, without the read: for a front end whose
+ * kernel serves reads from pages it wrote itself (FUSE writeback_cache).
+ * 1 when atime moved, 0 when it was not due.
+ */
+int uf2fs_touch_atime(struct uf2fs *fs, uint32_t ino)
+{
+	struct f2fs_sb_info *sbi = SBI(fs);
+	struct f2fs_inode_info *fi;
+	int ret = 0;
+
+	pthread_rwlock_rdlock(&sbi->cp_rwsem);
+	fi = get_inode(sbi, ino);
+	if (IS_ERR(fi)) {
+		ret = PTR_ERR(fi);
+	} else {
+		pthread_rwlock_rdlock(&fi->i_rwsem);
+		ret = S_ISREG(fi->mode) && atime_due_coarse(sbi, fi);
+		pthread_rwlock_unlock(&fi->i_rwsem);
+		if (ret)
+			stamp_atime(sbi, fi);
+		f2fs_iput(sbi, fi);
+	}
+	pthread_rwlock_unlock(&sbi->cp_rwsem);
+	return ret;
+}
+
 ssize_t uf2fs_read_iov(struct uf2fs *fs, uint32_t ino, size_t len, uint64_t off,
 		       uf2fs_emit_t emit, void *arg)
 {

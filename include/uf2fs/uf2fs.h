@@ -170,6 +170,13 @@ int uf2fs_lookup(struct uf2fs *fs, uint32_t dir, const char *name, size_t len, u
 int uf2fs_resolve(struct uf2fs *fs, const char *path, uint32_t *ino);
 int uf2fs_getattr(struct uf2fs *fs, uint32_t ino, struct uf2fs_attr *attr);
 /*
+ * The directory and name that still lead to ino, from the inode's own record
+ * (i_pino, i_name), checked by a lookup; -ENOENT when that record is stale
+ * (hard links), encrypted, or absent. name needs F2FS_NAME_LEN (255) bytes.
+ */
+int uf2fs_inode_name(struct uf2fs *fs, uint32_t ino, uint32_t *parent, char *name,
+		     size_t *len);
+/*
  * getattr of an inode known only by number, from a file handle: -ESTALE
  * unless ino is an inode in use (linked, not freed), without the corruption
  * messages a bad number would give elsewhere. The caller compares the
@@ -181,6 +188,8 @@ int uf2fs_readdir(struct uf2fs *fs, uint32_t dir, uint64_t pos, uf2fs_filldir_t 
 
 /* /// Data /// */
 ssize_t uf2fs_read(struct uf2fs *fs, uint32_t ino, void *buf, size_t len, uint64_t off);
+/* Stamp atime as a read would (relatime etc.): 1 if it moved, 0 if not due. */
+int uf2fs_touch_atime(struct uf2fs *fs, uint32_t ino);
 /*
  * Zero-copy read: emit receives iovecs pointing into the cache, valid only
  * during the call; a non-zero return from emit makes the read fail (-EIO).

@@ -63,7 +63,7 @@ check_semantics() {
 	[ "$(cat "$f")" = "" ] || fail "[$opts] content after O_TRUNC"
 }
 
-for opts in rw,allow_other rw,allow_other,nokillpriv_v2 rw,allow_other,writeback_cache \
+for opts in rw,allow_other,no_writeback_cache rw,allow_other,nokillpriv_v2 rw,allow_other \
 	rw,allow_other,direct_io; do
 	step "-o $opts"
 	truncate -s 128M "$IMG"

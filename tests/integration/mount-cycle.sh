@@ -24,7 +24,7 @@ wait_daemon() {
 }
 
 step "remount ro and rw keep the one daemon"
-"$UF2FS" "$IMG" "$MNT" -o rw || fail "mount"
+"$UF2FS" "$IMG" "$MNT" -o rw,no_writeback_cache || fail "mount"
 echo a >"$MNT/a" || fail "write before remount"
 "$UF2FS" "$IMG" "$MNT" -o remount,ro || fail "remount,ro"
 grep -q " $(realpath "$MNT") fuse.uf2fs ro," /proc/mounts || fail "not read-only after remount,ro"

@@ -61,7 +61,7 @@ round() {
 	rm -f "$img"
 }
 
-round rw "$UF2FS" umount -v
+round rw,no_writeback_cache "$UF2FS" umount -v
 # umount(8) runs /sbin/umount.fuse.uf2fs MNT: the same binary under that name
 ln -sf "$UF2FS" "$TMP/umount.fuse.uf2fs"
 round rw,writeback_cache "$TMP/umount.fuse.uf2fs"

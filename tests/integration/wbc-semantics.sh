@@ -7,6 +7,8 @@
 # syncfs(2) fail with ENOENT (it did, after every `rm` of a fresh file, and
 # after untarring any tree that replaces files). Also without writeback_cache.
 #
+# writeback_cache is the rw default (not with direct_io or quota limits).
+#
 # And utime(NULL) (touch) of an append-only file: under writeback_cache the
 # kernel sends "now" as an explicit mtime; it must still be allowed, while
 # explicit times stay refused (xfstests generic/079).
@@ -15,7 +17,7 @@ set -u
 need_fuse
 need_f2fs_tools
 need_uf2fs
-need_cmd python3 chattr
+need_cmd python3 chattr f2fs_io
 tmpdir_init wbc-semantics
 IMG=$TMP/w.img MNT=$TMP/mnt
 
@@ -35,7 +37,7 @@ if libc.syncfs(fd) < 0:
 EOF2
 }
 
-for opts in rw,writeback_cache rw; do
+for opts in rw,writeback_cache rw,no_writeback_cache; do
 	step "$opts"
 	mk_image "$IMG" 256M "" "" || fail "mkfs"
 	mount_uf2fs "$IMG" "$MNT" "$opts" || fail "mount -o $opts"
@@ -69,7 +71,49 @@ for opts in rw,writeback_cache rw; do
 	echo b >>"$MNT/app" || fail "[$opts] append to an append-only file"
 	syncfs "$MNT" || fail "[$opts] syncfs after the append-only file"
 	chattr -a "$MNT/app"
+	# relatime: reading back what was just written moves atime, also when
+	# the kernel serves it from the pages it wrote (xfstests generic/003)
+	echo aaa >"$MNT/at"
+	a0=$(stat -c %X "$MNT/at")
+	sleep 1.1
+	cat "$MNT/at" >/dev/null
+	[ "$(stat -c %X "$MNT/at")" -gt "$a0" ] || fail "[$opts] atime not updated by a read"
+	# chattr changes ctime, which under writeback_cache the kernel keeps for
+	# itself (xfstests generic/277): seen at once, and not undone on disk by
+	# the kernel's later write-back of its older copy (the file is dirty).
+	touch "$MNT/ct"
+	c1=$(stat -c %z "$MNT/ct")
+	sleep 1.1
+	chattr +A "$MNT/ct" && chattr -A "$MNT/ct" || fail "[$opts] chattr +A/-A"
+	c2=$(stat -c %z "$MNT/ct")
+	[ "$c2" != "$c1" ] || fail "[$opts] ctime not updated after chattr: $c1"
+	# Open and dirty while chattr runs: the kernel's copy stays stale while
+	# it holds the inode, but its write-back must not undo the change.
+	exec 9>>"$MNT/ct"
+	echo data >&9
+	sleep 1.1
+	before=$(date +%s)
+	chattr +d "$MNT/ct" || fail "[$opts] chattr +d"
+	exec 9>&-
+	umount_uf2fs "$MNT" || fail "unmount"
+	mount_uf2fs "$IMG" "$MNT" "$opts" || fail "remount -o $opts"
+	c4=$(stat -c %Z "$MNT/ct")
+	[ "$c4" -ge "$before" ] || fail "[$opts] on-disk ctime $c4 older than chattr +d ($before)"
 	umount_uf2fs "$MNT" || fail "unmount"
 	fsck_clean "$IMG" || fail "[$opts] fsck"
 done
-pass "times-only SETATTR after unlink, syncfs clean; touch of an append-only file"
+# Which mounts get writeback_cache by default: rw does; direct_io and quota
+# limits do not (the atomic-write ioctl, refused under writeback_cache, tells).
+step "the default"
+mk_image "$IMG" 128M "extra_attr,quota" "" || fail "mkfs"
+for o in rw:refused rw,no_writeback_cache:ok rw,direct_io:ok rw,usrquota:ok \
+	rw,usrquota,writeback_cache:refused; do
+	mount_uf2fs "$IMG" "$MNT" "${o%%:*}" || fail "mount -o ${o%%:*}"
+	echo x >"$MNT/db"
+	got=refused
+	f2fs_io write 1 0 1 zero atomic_commit "$MNT/db" >/dev/null 2>&1 && got=ok
+	[ "$got" = "${o##*:}" ] || fail "-o ${o%%:*}: atomic write $got, expected ${o##*:}"
+	umount_uf2fs "$MNT" || fail "unmount"
+done
+fsck_clean "$IMG" || fail "fsck after the default checks"
+pass "times-only SETATTR after unlink, syncfs clean; touch of an append-only file; chattr ctime"
