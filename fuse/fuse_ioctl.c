@@ -290,6 +290,43 @@ static void fuse_ioctl_reply_status(fuse_req_t req, int ret)
 		fuse_reply_ioctl(req, 0, NULL, 0);
 }
 
+/*
+ * Under writeback_cache the kernel holds a file's writes in its own pages and
+ * sends them when it likes. An atomic write's boundaries must still fall where
+ * the program put them: what it wrote before START reaches the file before
+ * staging begins, and what it wrote before COMMIT or ABORT reaches the staged
+ * copy before that is committed or dropped. Invalidating the inode's pages
+ * makes the kernel write back (launder) each dirty page and wait for it, so
+ * every boundary is preceded by one. Other workers serve those WRITEs; a lone
+ * worker would wait for itself, so that mode refuses atomic writes.
+ */
+static int fuse_atomic_drain(struct fuse_uf2fs *u, fuse_ino_t ino)
+{
+	int ret;
+
+	if (!u->writeback_cache)
+		return 0;
+	if (!u->se || u->single_thread)
+		return -EOPNOTSUPP;
+	ret = fuse_lowlevel_notify_inval_inode(u->se, ino, 0, 0);
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static void fuse_ioctl_atomic(fuse_req_t req, fuse_ino_t ino, uint32_t f2fs_ino,
+			      enum uf2fs_atomic_op op)
+{
+	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	int ret;
+
+	ret = fuse_atomic_drain(u, ino);
+	if (!ret)
+		ret = uf2fs_atomic_write(u->fs, f2fs_ino, op);
+	/* the kernel's page cache still holds the aborted bytes: drop them */
+	if (!ret && op == UF2FS_ATOMIC_ABORT && u->se)
+		fuse_lowlevel_notify_inval_inode(u->se, ino, 0, 0);
+	fuse_ioctl_reply_status(req, ret);
+}
+
 static bool fuse_ioctl_f2fs(fuse_req_t req, fuse_ino_t ino, uint32_t f2fs_ino, unsigned int cmd,
 			    void *arg, const void *in_buf, size_t in_bufsz, size_t out_bufsz)
 {
@@ -298,30 +335,14 @@ static bool fuse_ioctl_f2fs(fuse_req_t req, fuse_ino_t ino, uint32_t f2fs_ino, u
 
 	switch (cmd) {
 	case (unsigned int)F2FS_IOC_START_ATOMIC_WRITE:
-		/*
-		 * Under writeback_cache the kernel holds the writes and sends
-		 * them when it likes: after the commit, or after the abort (its
-		 * invalidation writes dirty pages back first). No atomicity can
-		 * be promised, so none is offered: -o no_writeback_cache.
-		 */
-		if (fuse_uf2fs_of(req)->writeback_cache) {
-			fuse_ioctl_reply_status(req, -EOPNOTSUPP);
-			return true;
-		}
-		fuse_ioctl_reply_status(req, uf2fs_atomic_write(fs, f2fs_ino, UF2FS_ATOMIC_START));
+		fuse_ioctl_atomic(req, ino, f2fs_ino, UF2FS_ATOMIC_START);
 		return true;
 	case (unsigned int)F2FS_IOC_COMMIT_ATOMIC_WRITE:
-		fuse_ioctl_reply_status(req, uf2fs_atomic_write(fs, f2fs_ino, UF2FS_ATOMIC_COMMIT));
+		fuse_ioctl_atomic(req, ino, f2fs_ino, UF2FS_ATOMIC_COMMIT);
 		return true;
-	case (unsigned int)F2FS_IOC_ABORT_ATOMIC_WRITE: {
-		int ret = uf2fs_atomic_write(fs, f2fs_ino, UF2FS_ATOMIC_ABORT);
-
-		/* the kernel's page cache still holds the aborted bytes: drop them */
-		if (!ret && fuse_uf2fs_of(req)->se)
-			fuse_lowlevel_notify_inval_inode(fuse_uf2fs_of(req)->se, ino, 0, 0);
-		fuse_ioctl_reply_status(req, ret);
+	case (unsigned int)F2FS_IOC_ABORT_ATOMIC_WRITE:
+		fuse_ioctl_atomic(req, ino, f2fs_ino, UF2FS_ATOMIC_ABORT);
 		return true;
-	}
 	case (unsigned int)F2FS_IOC_GARBAGE_COLLECT:
 		if (in_bufsz >= sizeof(sync))
 			memcpy(&sync, in_buf, sizeof(sync));
