@@ -228,6 +228,17 @@ static void fuse_ioctl_getversion(fuse_req_t req, uint32_t ino, size_t out_bufsz
 }
 
 /* The text, NUL-terminated, in the caller's UF2FS_IOC_STATS_SIZE buffer. */
+/* How the kernel's page cache meets this mount: defaults depend on other options. */
+static size_t fuse_stats_mode(const struct fuse_uf2fs *u, char *buf, size_t size)
+{
+	const char *mode = !u->mounted_rw ? "read-only" :
+			   u->direct_io ? "direct_io" :
+			   u->writeback_cache ? "writeback_cache" : "no_writeback_cache";
+	int n = snprintf(buf, size, "mount: %s\n", mode);
+
+	return n < 0 ? 0 : (size_t)n;
+}
+
 static void fuse_ioctl_get_stats(fuse_req_t req, size_t out_bufsz)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
@@ -243,7 +254,8 @@ static void fuse_ioctl_get_stats(fuse_req_t req, size_t out_bufsz)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	len = uf2fs_format_stats(u->fs, buf, UF2FS_IOC_STATS_SIZE);
+	len = fuse_stats_mode(u, buf, UF2FS_IOC_STATS_SIZE);
+	len += uf2fs_format_stats(u->fs, buf + len, UF2FS_IOC_STATS_SIZE - len);
 	if (len >= UF2FS_IOC_STATS_SIZE)
 		len = UF2FS_IOC_STATS_SIZE - 1;
 	buf[len] = '\0';
