@@ -135,6 +135,14 @@ void fuse_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	    uf2fs_touch_atime(u->fs, f2fs_ino) > 0)
 		fuse_uf2fs_inval_attr(u, ino);
 	fuse_uf2fs_file_setup(u, fi);
+	/*
+	 * Under writeback_cache write(2) would succeed into the kernel's pages
+	 * and the refusal come only at write-back, where nobody sees it: such a
+	 * file's writable opens bypass the kernel's cache, so write(2) fails.
+	 */
+	if (u->writeback_cache && (fi->flags & O_ACCMODE) != O_RDONLY &&
+	    uf2fs_writes_refused(u->fs, f2fs_ino))
+		fi->direct_io = 1;
 	/* The open was interrupted: no release will follow, so undo it now. */
 	if (fuse_reply_open(req, fi) == -ENOENT)
 		uf2fs_release(u->fs, f2fs_ino);

@@ -1389,19 +1389,34 @@ int uf2fs_shutdown(struct uf2fs *fs, unsigned int mode)
 
 /// Atomic writes ///
 
-bool uf2fs_is_atomic(struct uf2fs *fs, uint32_t ino)
+static bool inode_test(struct uf2fs *fs, uint32_t ino, bool (*test)(const struct f2fs_inode_info *))
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
 	struct f2fs_inode_info *fi = get_inode(sbi, ino);
-	bool atomic;
+	bool ret;
 
 	if (IS_ERR(fi))
 		return false;
 	pthread_rwlock_rdlock(&fi->i_rwsem);
-	atomic = fi->atomic;
+	ret = test(fi);
 	pthread_rwlock_unlock(&fi->i_rwsem);
 	f2fs_iput(sbi, fi);
-	return atomic;
+	return ret;
+}
+
+static bool inode_is_atomic(const struct f2fs_inode_info *fi)
+{
+	return fi->atomic;
+}
+
+bool uf2fs_is_atomic(struct uf2fs *fs, uint32_t ino)
+{
+	return inode_test(fs, ino, inode_is_atomic);
+}
+
+bool uf2fs_writes_refused(struct uf2fs *fs, uint32_t ino)
+{
+	return inode_test(fs, ino, f2fs_compress_released);
 }
 
 int uf2fs_atomic_write(struct uf2fs *fs, uint32_t ino, enum uf2fs_atomic_op op)

@@ -297,6 +297,11 @@ enum uf2fs_atomic_op { UF2FS_ATOMIC_START, UF2FS_ATOMIC_COMMIT, UF2FS_ATOMIC_ABO
 int uf2fs_atomic_write(struct uf2fs *fs, uint32_t ino, enum uf2fs_atomic_op op);
 /* An atomic write is open on ino (started, not yet committed or aborted). */
 bool uf2fs_is_atomic(struct uf2fs *fs, uint32_t ino);
+/*
+ * Every write to ino fails (EPERM: a compressed file whose saved blocks were
+ * released), so a cache that would take the write first must not take it.
+ */
+bool uf2fs_writes_refused(struct uf2fs *fs, uint32_t ino);
 /* F2FS_IOC_SHUTDOWN modes (the kernel's F2FS_GOING_DOWN_*) */
 #define UF2FS_GOING_DOWN_FULLSYNC	0x0
 #define UF2FS_GOING_DOWN_METASYNC	0x1
