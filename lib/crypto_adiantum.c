@@ -180,11 +180,114 @@ static void chacha_stream8(const uint32_t st[16], uint64_t block, const uint8_t 
 	chacha_stream(st, block, in, out, len, 8);
 }
 
-__attribute__((target("avx512f")))
+/*
+ * AVX-512 ChaCha12 with the state in registers: word i of 16 consecutive
+ * blocks in one vector. The generic loops above compile to the same rounds,
+ * but they go through memory to turn word-major vectors into block-major
+ * keystream, which cost as much as the rounds; here a 16 x 16 transpose in
+ * registers (4 unpack and shuffle steps) does it.
+ */
+#define ROUND16(a, b, c, d) do {						\
+		a = _mm512_add_epi32(a, b); d = _mm512_rol_epi32(_mm512_xor_si512(d, a), 16); \
+		c = _mm512_add_epi32(c, d); b = _mm512_rol_epi32(_mm512_xor_si512(b, c), 12); \
+		a = _mm512_add_epi32(a, b); d = _mm512_rol_epi32(_mm512_xor_si512(d, a), 8);  \
+		c = _mm512_add_epi32(c, d); b = _mm512_rol_epi32(_mm512_xor_si512(b, c), 7);  \
+	} while (0)
+
+/* 16 blocks of keystream from block on, block-major in ks[16] (64 bytes each). */
+__attribute__((target("avx512f,avx512bw"), always_inline)) static inline void
+chacha_keystream16(const uint32_t st[16], uint64_t block, __m512i ks[16])
+{
+	const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+					       14, 15);
+	__m512i x[16], t[16], ctr_lo, ctr_hi;
+	__m512i lo0 = _mm512_set1_epi32((int)(uint32_t)block);
+	__m512i hi0 = _mm512_set1_epi32((int)(uint32_t)(block >> 32));
+
+	/* The 64-bit counter of lane l is block + l: carry into word 13 per lane. */
+	ctr_lo = _mm512_add_epi32(lo0, iota);
+	ctr_hi = _mm512_mask_add_epi32(hi0, _mm512_cmplt_epu32_mask(ctr_lo, lo0), hi0,
+				       _mm512_set1_epi32(1));
+	/* The input state is broadcast again for the final sum: 16 registers saved. */
+	_Pragma("GCC unroll 16")
+	for (int i = 0; i < 16; i++)
+		x[i] = _mm512_set1_epi32((int)st[i]);
+	x[12] = ctr_lo;
+	x[13] = ctr_hi;
+	_Pragma("GCC unroll 6")
+	for (int r = 0; r < CHACHA_ROUNDS; r += 2) {
+		ROUND16(x[0], x[4], x[8], x[12]);
+		ROUND16(x[1], x[5], x[9], x[13]);
+		ROUND16(x[2], x[6], x[10], x[14]);
+		ROUND16(x[3], x[7], x[11], x[15]);
+		ROUND16(x[0], x[5], x[10], x[15]);
+		ROUND16(x[1], x[6], x[11], x[12]);
+		ROUND16(x[2], x[7], x[8], x[13]);
+		ROUND16(x[3], x[4], x[9], x[14]);
+	}
+	_Pragma("GCC unroll 16")
+	for (int i = 0; i < 16; i++)
+		x[i] = _mm512_add_epi32(x[i], i == 12 ? ctr_lo : i == 13 ? ctr_hi :
+					_mm512_set1_epi32((int)st[i]));
+	/* 32-bit pairs: 128-bit lane k of t[i], t[i+1] holds words i, i+1 of blocks 4k..4k+3. */
+	_Pragma("GCC unroll 8")
+	for (int i = 0; i < 16; i += 2) {
+		t[i] = _mm512_unpacklo_epi32(x[i], x[i + 1]);
+		t[i + 1] = _mm512_unpackhi_epi32(x[i], x[i + 1]);
+	}
+	/* 64-bit pairs: x[4g + r] lane k = words 4g..4g+3 of block 4k + r. */
+	_Pragma("GCC unroll 4")
+	for (int g = 0; g < 4; g++) {
+		x[4 * g + 0] = _mm512_unpacklo_epi64(t[4 * g], t[4 * g + 2]);
+		x[4 * g + 1] = _mm512_unpackhi_epi64(t[4 * g], t[4 * g + 2]);
+		x[4 * g + 2] = _mm512_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);
+		x[4 * g + 3] = _mm512_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);
+	}
+	/* 128-bit lanes: block 4k + r gathers lane k of x[r], x[4 + r], x[8 + r], x[12 + r]. */
+	_Pragma("GCC unroll 4")
+	for (int r = 0; r < 4; r++) {
+		__m512i s0 = _mm512_shuffle_i32x4(x[r], x[4 + r], 0x44);
+		__m512i s1 = _mm512_shuffle_i32x4(x[r], x[4 + r], 0xee);
+		__m512i s2 = _mm512_shuffle_i32x4(x[8 + r], x[12 + r], 0x44);
+		__m512i s3 = _mm512_shuffle_i32x4(x[8 + r], x[12 + r], 0xee);
+
+		ks[r] = _mm512_shuffle_i32x4(s0, s2, 0x88);
+		ks[4 + r] = _mm512_shuffle_i32x4(s0, s2, 0xdd);
+		ks[8 + r] = _mm512_shuffle_i32x4(s1, s3, 0x88);
+		ks[12 + r] = _mm512_shuffle_i32x4(s1, s3, 0xdd);
+	}
+}
+#undef ROUND16
+
+__attribute__((target("avx512f,avx512bw")))
 static void chacha_stream16(const uint32_t st[16], uint64_t block, const uint8_t *in,
 			    uint8_t *out, size_t len)
 {
-	chacha_stream(st, block, in, out, len, 16);
+	__m512i ks[16];
+
+	for (; len >= 1024; block += 16, in += 1024, out += 1024, len -= 1024) {
+		chacha_keystream16(st, block, ks);
+		_Pragma("GCC unroll 16")
+		for (int b = 0; b < 16; b++)
+			_mm512_storeu_si512((void *)(out + 64 * b),
+					    _mm512_xor_si512(ks[b], _mm512_loadu_si512(in + 64 * b)));
+	}
+	if (len) {
+		/* The tail: at most 15 whole blocks and a partial one, bytes masked. */
+		chacha_keystream16(st, block, ks);
+		for (int b = 0; len; b++) {
+			size_t n = len < 64 ? len : 64;
+			__mmask64 m = n == 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
+			__m512i v = _mm512_maskz_loadu_epi8(m, in);
+
+			_mm512_mask_storeu_epi8(out, m, _mm512_xor_si512(v, ks[b]));
+			in += n;
+			out += n;
+			len -= n;
+		}
+	}
+	/* The keystream left in ks[] (the compiler may keep it on the stack). */
+	OPENSSL_cleanse(ks, sizeof(ks));
 }
 #endif
 
@@ -201,7 +304,7 @@ static bool simd_ok(int level)
 		return false;
 #ifdef CHACHA_X86_WIDE
 	if (level == CRYPT_SIMD_AVX512)
-		return __builtin_cpu_supports("avx512f");
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
 	if (level == CRYPT_SIMD_AVX2)
 		return __builtin_cpu_supports("avx2");
 #endif
@@ -314,11 +417,43 @@ static void nh_units_avx2(const uint32_t *k, const uint8_t *msg, size_t len, uin
 	sums[1] += out[2];
 	sums[3] += out[3];
 }
+
+/*
+ * AVX-512: two units a step. Lanes of a hold unit u's four passes (m + k at
+ * k, k + 4, k + 8, k + 12), b unit u + 1's (its keys start 4 words on); the
+ * 64-bit unpacks pair each pass's (m0, m1) with its (m2, m3), so each
+ * multiply makes eight useful products. acc's 128-bit lane p sums pass p.
+ */
+__attribute__((target("avx512f")))
+static void nh_units_avx512(const uint32_t *k, const uint8_t *msg, size_t len, uint64_t sums[4])
+{
+	__m512i acc = _mm512_setzero_si512();
+	uint64_t out[8];
+
+	for (; len >= 2 * NH_UNIT; len -= 2 * NH_UNIT, msg += 2 * NH_UNIT, k += 8) {
+		__m512i ma = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)msg));
+		__m512i mb = _mm512_broadcast_i32x4(_mm_loadu_si128((const void *)(msg + NH_UNIT)));
+		__m512i a = _mm512_add_epi32(ma, _mm512_loadu_si512(k));
+		__m512i b = _mm512_add_epi32(mb, _mm512_loadu_si512(k + 4));
+		__m512i x = _mm512_unpacklo_epi64(a, b), y = _mm512_unpackhi_epi64(a, b);
+
+		acc = _mm512_add_epi64(acc, _mm512_mul_epu32(x, y));
+		acc = _mm512_add_epi64(acc, _mm512_mul_epu32(_mm512_srli_epi64(x, 32),
+							     _mm512_srli_epi64(y, 32)));
+	}
+	_mm512_storeu_si512((void *)out, acc);
+	for (int p = 0; p < 4; p++)
+		sums[p] += out[2 * p] + out[2 * p + 1];
+	if (len)
+		nh_units_avx2(k, msg, len, sums);
+}
 #endif
 
 static void nh_units_best(const uint32_t *k, const uint8_t *msg, size_t len, uint64_t sums[4])
 {
 #ifdef CHACHA_X86_WIDE
+	if (simd_ok(CRYPT_SIMD_AVX512))
+		return nh_units_avx512(k, msg, len, sums);
 	if (simd_ok(CRYPT_SIMD_AVX2))
 		return nh_units_avx2(k, msg, len, sums);
 #endif

@@ -819,6 +819,43 @@ static void t_kernel_components(void **state)
 	}
 }
 
+/*
+ * A stream that starts 5 blocks before the 32-bit counter word wraps: each
+ * lane must carry into the high word on its own, as the generic code does.
+ */
+static void simd_counter_carry(int w)
+{
+	static uint8_t key[32], nonce[24], a[3000], b[3000];
+	const uint64_t block = 0xfffffffbull;
+
+	fx_fill(key, sizeof(key), 11);
+	fx_fill(nonce, sizeof(nonce), 12);
+	fx_fill(a, sizeof(a), 13);
+	memcpy(b, a, sizeof(b));
+	crypt_xchacha12(key, nonce, block, a, a, sizeof(a));
+	crypt_adiantum_simd(CRYPT_SIMD_GENERIC);
+	crypt_xchacha12(key, nonce, block, b, b, sizeof(b));
+	crypt_adiantum_simd(w);
+	assert_memory_equal(a, b, sizeof(a));
+}
+
+/* NHPoly1305 of every 16-byte-unit count parity and partial tail, against generic. */
+static void simd_nh_lengths(int w)
+{
+	static uint8_t key[NHPOLY1305_KEY_SIZE], msg[4096];
+	uint8_t h1[16], h2[16];
+
+	fx_fill(key, sizeof(key), 14);
+	fx_fill(msg, sizeof(msg), 15);
+	for (size_t len = 0; len <= sizeof(msg); len += len < 80 ? 1 : 61) {
+		assert_int_equal(crypt_nhpoly1305(key, msg, len, h1), 0);
+		crypt_adiantum_simd(CRYPT_SIMD_GENERIC);
+		assert_int_equal(crypt_nhpoly1305(key, msg, len, h2), 0);
+		crypt_adiantum_simd(w);
+		assert_memory_equal(h1, h2, 16);
+	}
+}
+
 /* The same with each SIMD width of XChaCha12 and NH this CPU has, and without. */
 static void t_kernel_simd_widths(void **state)
 {
@@ -840,6 +877,8 @@ static void t_kernel_simd_widths(void **state)
 			crypt_adiantum_simd(w);
 			assert_memory_equal(a, b, len);
 		}
+		simd_counter_carry(w);
+		simd_nh_lengths(w);
 	}
 	crypt_adiantum_simd(CRYPT_SIMD_AVX512);
 }
