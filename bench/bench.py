@@ -503,7 +503,9 @@ def main():
                        ["fuse2fs", wext4, m("we2"), "-o", "rw,fakeroot", "-f"], m("we2"),
                        rw=True, prepare=mk_ext4, cleanup=lambda: remove(wext4)),
                 uf_w("uf2fs", "uf2fs", "rw"),
-                uf_w("uf2fs-wbc", "uf2fs writeback_cache", "rw,writeback_cache"),
+                # BENCH_WBC_OPTS: this column with other options, to try one against the default
+                uf_w("uf2fs-wbc", "uf2fs " + os.environ.get("BENCH_WBC_OPTS", "writeback_cache"),
+                     "rw," + os.environ.get("BENCH_WBC_OPTS", "writeback_cache")),
                 uf_w("uf2fs-o0", "uf2fs order 0", "rw,max_folio_order=0"),
                 # the read-write default before writeback_cache (diagnostic column)
                 uf_w("uf2fs-nowbc", "uf2fs no_writeback_cache", "rw,no_writeback_cache"),

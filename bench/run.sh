@@ -51,6 +51,8 @@
 #                   inode, so keep it under RLIMIT_NOFILE; quick: /usr/share/doc)
 #   BENCH_DIR_N=N   entries of the one-directory rows (100000; quick 10000)
 #   BENCH_TREE_REPS=N  repetitions of those rows (default min(BENCH_REPS, 3))
+#   BENCH_WBC_OPTS=OPTS  mount options of the "uf2fs writeback_cache" column instead of
+#                   writeback_cache (now the default): e.g. max_threads=2 beside the default
 #   BENCH_DIR=DIR   where images and data live (default: a dir on /dev/shm)
 #   BENCH_OUT=DIR   where results go (default: $BUILD/bench)
 set -euo pipefail

@@ -630,7 +630,8 @@ int f2fs_dev_read_blocks(struct f2fs_dev *dev, void *buf, block_t blkaddr, unsig
 	return f2fs_dev_readv_blocks(dev, &v, 1, blkaddr);
 }
 
-int f2fs_dev_writev_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk)
+static int dev_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk,
+		      bool ordered)
 {
 	size_t bytes = iov_bytes(iov, cnt);
 	uint64_t off = (uint64_t)blk << F2FS_BLKSIZE_BITS;
@@ -643,15 +644,44 @@ int f2fs_dev_writev_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cn
 	ret = dev_account(dev, DEV_WRITE, bytes);
 	if (ret)
 		return ret;
-	return dev->ops->writev(dev, iov, cnt, off);
+	ret = dev->ops->writev(dev, iov, cnt, off);
+	/* counted once complete: a flush that starts after this covers it */
+	if (ordered)
+		atomic_fetch_add(&dev->order_gen, 1);
+	return ret;
+}
+
+int f2fs_dev_writev_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk)
+{
+	return dev_writev(dev, iov, cnt, blk, true);
+}
+
+int f2fs_dev_writev_inplace(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk)
+{
+	return dev_writev(dev, iov, cnt, blk, false);
 }
 
 int f2fs_dev_flush(struct f2fs_dev *dev)
 {
+	uint64_t gen = atomic_load(&dev->order_gen), seen;
+	int ret;
+
 	if (dev->read_only)
 		return 0;
 	atomic_fetch_add(&dev->st.flushes, 1);
-	return dev->ops->flush(dev);
+	ret = dev->ops->flush(dev);
+	if (ret)
+		return ret;
+	/* flushes of several threads finish in any order: keep the largest */
+	seen = atomic_load(&dev->flushed_gen);
+	while (seen < gen && !atomic_compare_exchange_weak(&dev->flushed_gen, &seen, gen))
+		;
+	return 0;
+}
+
+bool f2fs_dev_unflushed(struct f2fs_dev *dev)
+{
+	return atomic_load(&dev->flushed_gen) != atomic_load(&dev->order_gen);
 }
 
 int f2fs_dev_discard(struct f2fs_dev *dev, block_t blk, uint64_t nr)

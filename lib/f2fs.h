@@ -104,6 +104,13 @@ struct f2fs_dev {
 	atomic_uint_fast64_t fail_at;
 	atomic_uint_fast64_t nr_submitted;
 	/*
+	 * Ordering for fsync: order_gen counts completed writes that a later
+	 * node may depend on (everything but in-place data); flushed_gen is the
+	 * order_gen a completed flush covered. Equal means no such write waits
+	 * for a flush, so fsync may write its nodes without flushing first.
+	 */
+	atomic_uint_fast64_t order_gen, flushed_gen;
+	/*
 	 * Power-cut model (RAM backend): "ram" is what reads see; "durable"
 	 * only what flushes made safe. Writes since the last flush are pending;
 	 * after write number cut_at nothing more reaches either.
@@ -134,7 +141,11 @@ int f2fs_dev_read_blocks(struct f2fs_dev *dev, void *buf, block_t blkaddr, unsig
 /* Vectored read of physically contiguous blocks: one device request. */
 int f2fs_dev_readv_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk);
 int f2fs_dev_writev_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk);
+/* The same for data overwritten in place: no node needs it to be durable first. */
+int f2fs_dev_writev_inplace(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk);
 int f2fs_dev_flush(struct f2fs_dev *dev);
+/* Whether a write that a node may depend on has not been flushed yet. */
+bool f2fs_dev_unflushed(struct f2fs_dev *dev);
 /* Tell the device a block range is unused: punched hole or BLKDISCARD. */
 int f2fs_dev_discard(struct f2fs_dev *dev, block_t blk, uint64_t nr);
 

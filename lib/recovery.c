@@ -130,8 +130,13 @@ static int fsync_file_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi
 		return ret;
 	if (fsync_needs_checkpoint(sbi, fi))
 		return 1;
-	/* data durable before any node that points at it */
-	ret = f2fs_dev_flush(&sbi->dev);
+	/*
+	 * Data durable before any node that points at it, and earlier nodes
+	 * of the chain before the one with the fsync mark. Data written in
+	 * place since the last flush needs no flush of its own: no node
+	 * changes for it, and the final flush makes it durable.
+	 */
+	ret = f2fs_dev_unflushed(&sbi->dev) ? f2fs_dev_flush(&sbi->dev) : 0;
 	if (!ret)
 		ret = fsync_nodes(sbi, fi);
 	if (!ret)

@@ -177,16 +177,21 @@ struct wb_run {
 	struct iovec iov[MAX_WB_IOV];
 	unsigned int cnt;
 	block_t start;
+	bool moved;	/* a block of it is at a new address: a node will point at it */
 };
 
-/* nblocks data blocks from start; a failure is the filesystem's (it goes read-only). */
+/*
+ * nblocks data blocks from start; a failure is the filesystem's (it goes
+ * read-only). Only moved blocks make fsync flush before its nodes.
+ */
 static int wb_write(struct f2fs_sb_info *sbi, const struct iovec *iov, int cnt, block_t start,
-		    unsigned int nblocks)
+		    unsigned int nblocks, bool moved)
 {
 	int ret = 0;
 
 	if (nblocks)
-		ret = f2fs_dev_writev_blocks(&sbi->dev, iov, cnt, start);
+		ret = moved ? f2fs_dev_writev_blocks(&sbi->dev, iov, cnt, start) :
+		      f2fs_dev_writev_inplace(&sbi->dev, iov, cnt, start);
 	if (ret)
 		ret = f2fs_error(sbi, EIO, "data write at block %u (%u blocks) failed: %s",
 				 start, nblocks, strerror(-ret));
@@ -196,13 +201,14 @@ static int wb_write(struct f2fs_sb_info *sbi, const struct iovec *iov, int cnt, 
 
 static int wb_flush(struct f2fs_sb_info *sbi, struct wb_run *r)
 {
-	int ret = wb_write(sbi, r->iov, r->cnt, r->start, r->cnt);
+	int ret = wb_write(sbi, r->iov, r->cnt, r->start, r->cnt, r->moved);
 
 	r->cnt = 0;
+	r->moved = false;
 	return ret;
 }
 
-static int wb_add(struct f2fs_sb_info *sbi, struct wb_run *r, void *buf, block_t blk)
+static int wb_add(struct f2fs_sb_info *sbi, struct wb_run *r, void *buf, block_t blk, bool moved)
 {
 	int ret = 0;
 
@@ -210,6 +216,7 @@ static int wb_add(struct f2fs_sb_info *sbi, struct wb_run *r, void *buf, block_t
 		ret = wb_flush(sbi, r);
 	if (!r->cnt)
 		r->start = blk;
+	r->moved |= moved;
 	r->iov[r->cnt].iov_base = buf;
 	r->iov[r->cnt++].iov_len = F2FS_BLKSIZE;
 	return ret;
@@ -401,6 +408,7 @@ struct wb_ctx {
 		block_t start;
 		uint32_t cnt;
 		const uint8_t *buf;
+		bool moved;
 	} *runs;
 	unsigned int nruns;
 };
@@ -433,7 +441,7 @@ static void wb_note_extent(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 
 /* The ciphertext of file block lblk into the bounce slot of its place in the run. */
 static int wb_add_encrypted(struct f2fs_sb_info *sbi, struct wb_ctx *c, const uint8_t *buf,
-			    uint64_t lblk, block_t blk)
+			    uint64_t lblk, block_t blk, bool moved)
 {
 	struct wb_run *r = &c->r;
 	uint8_t *slot;
@@ -445,26 +453,28 @@ static int wb_add_encrypted(struct f2fs_sb_info *sbi, struct wb_ctx *c, const ui
 		return ret;
 	slot = c->bounce + ((size_t)r->cnt << F2FS_BLKSIZE_BITS);
 	ret = fscrypt_crypt_blocks(sbi, c->crypt_fi, lblk, buf, slot, 1, true);
-	return ret ? ret : wb_add(sbi, r, slot, blk);
+	return ret ? ret : wb_add(sbi, r, slot, blk, moved);
 }
 
 /* Gather a block: into the run being built, or, deferred, into the list of runs. */
 static int wb_queue(struct f2fs_sb_info *sbi, struct wb_ctx *c, void *buf, uint64_t lblk,
-		    block_t blk)
+		    block_t blk, bool moved)
 {
 	struct wt_run *r;
 
 	if (!c->defer && c->crypt_fi)
-		return wb_add_encrypted(sbi, c, buf, lblk, blk);
+		return wb_add_encrypted(sbi, c, buf, lblk, blk, moved);
 	if (!c->defer)
-		return wb_add(sbi, &c->r, buf, blk);
+		return wb_add(sbi, &c->r, buf, blk, moved);
 	r = c->nruns ? &c->runs[c->nruns - 1] : NULL;
 	if (!r || r->cnt == MAX_WB_IOV || blk != r->start + r->cnt) {
 		r = &c->runs[c->nruns++];
 		r->start = blk;
 		r->cnt = 0;
 		r->buf = buf;
+		r->moved = false;
 	}
+	r->moved |= moved;
 	r->cnt++;
 	return 0;
 }
@@ -498,13 +508,13 @@ static int wb_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct
 	old = cur.addrs[cur.ofs];
 	if (c->ipu && write_in_place(sbi, old)) {
 		c->ipu_blocks++;
-		return wb_queue(sbi, c, buf, lblk, old);
+		return wb_queue(sbi, c, buf, lblk, old, false);
 	}
 	ret = write_one_block(sbi, fi, &cur, lblk, &old);
 	if (ret)
 		return ret;
 	wb_note_extent(sbi, fi, c, lblk, old);
-	return wb_queue(sbi, c, buf, lblk, old);
+	return wb_queue(sbi, c, buf, lblk, old, true);
 }
 
 /* Send what is gathered and release the dnode; the writepages lock is still held. */
@@ -903,7 +913,7 @@ ssize_t f2fs_write_through(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		struct iovec v = { (void *)c->runs[i].buf,
 				   (size_t)c->runs[i].cnt << F2FS_BLKSIZE_BITS };
 
-		wret = wb_write(sbi, &v, 1, c->runs[i].start, c->runs[i].cnt);
+		wret = wb_write(sbi, &v, 1, c->runs[i].start, c->runs[i].cnt, c->runs[i].moved);
 	}
 	free(c->runs);
 	free(c);
