@@ -355,6 +355,17 @@ int crypt_aes_block(struct crypt_pool *p, const uint8_t in[16], uint8_t out[16])
 	return crypt_pool_run(p, NULL, in, out, 16);
 }
 
+/*
+ * The same on a context already taken from an ECB pool: ECB without padding
+ * keeps no state between blocks, so no re-initialisation per block.
+ */
+int crypt_ecb_block(EVP_CIPHER_CTX *ctx, const uint8_t in[16], uint8_t out[16])
+{
+	int n = 0;
+
+	return EVP_CipherUpdate(ctx, out, &n, in, 16) && n == 16 ? 0 : -EIO;
+}
+
 /* /// Ciphers /// */
 
 struct fscrypt_cipher {

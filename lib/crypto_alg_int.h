@@ -39,6 +39,8 @@ void crypt_pool_put(struct crypt_pool *p, EVP_CIPHER_CTX *ctx);
 int crypt_pool_run(struct crypt_pool *p, const uint8_t *iv, const uint8_t *in, uint8_t *out,
 		   size_t len);
 int crypt_aes_block(struct crypt_pool *p, const uint8_t in[16], uint8_t out[16]);
+/* One block through an ECB context taken from a pool (crypt_pool_get) for a batch. */
+int crypt_ecb_block(EVP_CIPHER_CTX *ctx, const uint8_t in[16], uint8_t out[16]);
 /* Poly1305 (RFC 8439) of data under a 32-byte key r || s. */
 int crypt_poly1305(const uint8_t key[32], const void *data, size_t len, uint8_t out[16]);
 /* The same on a context taken from wide_mac_get(), rekeyed: no allocation per call. */
