@@ -81,11 +81,11 @@ static void chacha_permute(uint32_t x[16])
  * is a loop over the lanes with no dependence between them, which gcc -O2
  * turns into one SIMD instruction per step with no intrinsics here: 4 lanes
  * fill SSE2's (or NEON's) 128-bit registers; on x86-64 an AVX2 build of the
- * same code runs 8 lanes and an AVX-512 one 16, whose 32 registers hold the
- * whole state and whose vprold makes each rotation one instruction. lanes
- * is a constant in each instance (the callers below), so the loops unroll.
+ * same code runs 8 lanes. lanes is a constant in each instance (the callers
+ * below), so the loops unroll. The AVX-512 instance is separate
+ * (chacha_stream16): this layout cost it a trip through memory per word.
  */
-#define CHACHA_MAX_LANES	16
+#define CHACHA_MAX_LANES	8
 
 #define XL(i, l)	x[(i) * lanes + (l)]
 #define QUARTER_LANES(a, b, c, d)				\
@@ -160,9 +160,10 @@ chacha_stream(const uint32_t st[16], uint64_t block, const uint8_t *in, uint8_t 
 		out += n;
 		len -= n;
 	}
-	OPENSSL_cleanse(x, sizeof(x));
-	OPENSSL_cleanse(y, sizeof(y));
-	OPENSSL_cleanse(ks, sizeof(ks));
+	/* only what this width used */
+	OPENSSL_cleanse(x, 16 * lanes * sizeof(x[0]));
+	OPENSSL_cleanse(y, 16 * lanes * sizeof(y[0]));
+	OPENSSL_cleanse(ks, (size_t)64 * lanes);
 }
 
 static void chacha_stream4(const uint32_t st[16], uint64_t block, const uint8_t *in,
