@@ -80,12 +80,12 @@ static void chacha_permute(uint32_t x[16])
  * `lanes` consecutive blocks side by side: x[word * lanes + lane]. Each step
  * is a loop over the lanes with no dependence between them, which gcc -O2
  * turns into one SIMD instruction per step with no intrinsics here: 4 lanes
- * fill SSE2's (or NEON's) 128-bit registers; on x86-64 an AVX2 build of the
- * same code runs 8 lanes. lanes is a constant in each instance (the callers
- * below), so the loops unroll. The AVX-512 instance is separate
- * (chacha_stream16): this layout cost it a trip through memory per word.
+ * fill SSE2's (or NEON's) 128-bit registers. lanes is a constant (the caller
+ * below), so the loops unroll. The x86-64 AVX2 and AVX-512 instances are
+ * separate (chacha_stream8, chacha_stream16): this layout costs a trip
+ * through memory per word, as much as the rounds at those widths.
  */
-#define CHACHA_MAX_LANES	8
+#define CHACHA_MAX_LANES	4
 
 #define XL(i, l)	x[(i) * lanes + (l)]
 #define QUARTER_LANES(a, b, c, d)				\
@@ -174,11 +174,143 @@ static void chacha_stream4(const uint32_t st[16], uint64_t block, const uint8_t 
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define CHACHA_X86_WIDE	1
-__attribute__((target("avx2")))
+
+/*
+ * AVX2 ChaCha12 with the state in registers, as the AVX-512 instance below
+ * but 8 blocks a batch: word i of 8 consecutive blocks in one vector, the
+ * rotations by 16 and 8 as byte shuffles, then an 8 x 16 transpose in
+ * registers (unpacks within 128-bit halves, then 128-bit permutes). AVX2
+ * has 16 registers for 16 state words, so the compiler spills some working
+ * state; chacha_stream8 wipes that part of the stack when it is done.
+ */
+#define ROT8_256(v, sh) _mm256_shuffle_epi8(v, sh)
+#define ROTL_256(v, n) _mm256_or_si256(_mm256_slli_epi32(v, n), _mm256_srli_epi32(v, 32 - (n)))
+#define ROUND8(a, b, c, d) do {							\
+		a = _mm256_add_epi32(a, b); d = ROT8_256(_mm256_xor_si256(d, a), r16);	\
+		c = _mm256_add_epi32(c, d); b = ROTL_256(_mm256_xor_si256(b, c), 12);	\
+		a = _mm256_add_epi32(a, b); d = ROT8_256(_mm256_xor_si256(d, a), r8);	\
+		c = _mm256_add_epi32(c, d); b = ROTL_256(_mm256_xor_si256(b, c), 7);	\
+	} while (0)
+
+/* 8 blocks of keystream from block on, in output order: ks[j] is bytes 32j..32j+31. */
+__attribute__((target("avx2"), always_inline)) static inline void
+chacha_keystream8(const uint32_t st[16], uint64_t block, __m256i ks[16])
+{
+	const __m256i r16 = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
+					     2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+	const __m256i r8 = _mm256_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14,
+					    3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14);
+	const __m256i sign = _mm256_set1_epi32(INT32_MIN);
+	__m256i x[16], t[16], ctr_lo, ctr_hi, carry;
+	__m256i lo0 = _mm256_set1_epi32((int)(uint32_t)block);
+	__m256i hi0 = _mm256_set1_epi32((int)(uint32_t)(block >> 32));
+
+	/* Lane l's 64-bit counter is block + l; AVX2 compares signed, hence the flips. */
+	ctr_lo = _mm256_add_epi32(lo0, _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+	carry = _mm256_cmpgt_epi32(_mm256_xor_si256(lo0, sign), _mm256_xor_si256(ctr_lo, sign));
+	ctr_hi = _mm256_sub_epi32(hi0, carry);
+	_Pragma("GCC unroll 16")
+	for (int i = 0; i < 16; i++)
+		x[i] = _mm256_set1_epi32((int)st[i]);
+	x[12] = ctr_lo;
+	x[13] = ctr_hi;
+	_Pragma("GCC unroll 6")
+	for (int r = 0; r < CHACHA_ROUNDS; r += 2) {
+		ROUND8(x[0], x[4], x[8], x[12]);
+		ROUND8(x[1], x[5], x[9], x[13]);
+		ROUND8(x[2], x[6], x[10], x[14]);
+		ROUND8(x[3], x[7], x[11], x[15]);
+		ROUND8(x[0], x[5], x[10], x[15]);
+		ROUND8(x[1], x[6], x[11], x[12]);
+		ROUND8(x[2], x[7], x[8], x[13]);
+		ROUND8(x[3], x[4], x[9], x[14]);
+	}
+	_Pragma("GCC unroll 16")
+	for (int i = 0; i < 16; i++)
+		x[i] = _mm256_add_epi32(x[i], i == 12 ? ctr_lo : i == 13 ? ctr_hi :
+					_mm256_set1_epi32((int)st[i]));
+	/* 32-bit pairs: half h of t[i], t[i+1] holds words i, i+1 of blocks 4h..4h+3. */
+	_Pragma("GCC unroll 8")
+	for (int i = 0; i < 16; i += 2) {
+		t[i] = _mm256_unpacklo_epi32(x[i], x[i + 1]);
+		t[i + 1] = _mm256_unpackhi_epi32(x[i], x[i + 1]);
+	}
+	/* 64-bit pairs: half h of x[4g + r] is words 4g..4g+3 of block 4h + r. */
+	_Pragma("GCC unroll 4")
+	for (int g = 0; g < 4; g++) {
+		x[4 * g + 0] = _mm256_unpacklo_epi64(t[4 * g], t[4 * g + 2]);
+		x[4 * g + 1] = _mm256_unpackhi_epi64(t[4 * g], t[4 * g + 2]);
+		x[4 * g + 2] = _mm256_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);
+		x[4 * g + 3] = _mm256_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);
+	}
+	/* Block 4h + r: half h of x[r], x[4 + r], then of x[8 + r], x[12 + r]. */
+	_Pragma("GCC unroll 4")
+	for (int r = 0; r < 4; r++) {
+		ks[2 * r] = _mm256_permute2x128_si256(x[r], x[4 + r], 0x20);
+		ks[2 * r + 1] = _mm256_permute2x128_si256(x[8 + r], x[12 + r], 0x20);
+		ks[8 + 2 * r] = _mm256_permute2x128_si256(x[r], x[4 + r], 0x31);
+		ks[8 + 2 * r + 1] = _mm256_permute2x128_si256(x[8 + r], x[12 + r], 0x31);
+	}
+}
+#undef ROUND8
+#undef ROTL_256
+#undef ROT8_256
+
+__attribute__((target("avx2"), noinline))
+static void chacha_stream8_regs(const uint32_t st[16], uint64_t block, const uint8_t *in,
+				uint8_t *out, size_t len)
+{
+	for (; len >= 512; block += 8, in += 512, out += 512, len -= 512) {
+		__m256i ks[16];
+
+		chacha_keystream8(st, block, ks);
+		_Pragma("GCC unroll 16")
+		for (int j = 0; j < 16; j++)
+			_mm256_storeu_si256((__m256i *)(out + 32 * j),
+					    _mm256_xor_si256(ks[j], _mm256_loadu_si256(
+						    (const __m256i *)(in + 32 * j))));
+	}
+	if (len) {
+		/* Whole 32-byte pieces, then the last bytes through a small buffer. */
+		__m256i ks[16];
+		uint8_t last[32];
+		size_t off;
+
+		chacha_keystream8(st, block, ks);
+		_Pragma("GCC unroll 16")
+		for (int j = 0; j < 16; j++) {
+			off = (size_t)32 * j;
+			if (off + 32 <= len) {
+				_mm256_storeu_si256((__m256i *)(out + off),
+						    _mm256_xor_si256(ks[j], _mm256_loadu_si256(
+							    (const __m256i *)(in + off))));
+			} else if (off < len) {
+				_mm256_storeu_si256((__m256i *)last, ks[j]);
+				for (size_t i = 0; i < len - off; i++)
+					out[off + i] = in[off + i] ^ last[i];
+				OPENSSL_cleanse(last, sizeof(last));
+			}
+		}
+	}
+}
+
+/*
+ * Overwrite the stack below the caller's frame, where chacha_stream8_regs's
+ * spills were: the same depth, and a little more.
+ */
+__attribute__((noinline))
+static void chacha_stack_wipe(void)
+{
+	uint8_t area[1280];
+
+	OPENSSL_cleanse(area, sizeof(area));
+}
+
 static void chacha_stream8(const uint32_t st[16], uint64_t block, const uint8_t *in,
 			   uint8_t *out, size_t len)
 {
-	chacha_stream(st, block, in, out, len, 8);
+	chacha_stream8_regs(st, block, in, out, len);
+	chacha_stack_wipe();
 }
 
 /*
