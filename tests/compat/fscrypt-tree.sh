@@ -100,32 +100,74 @@ TABLE
 FSCRYPT_QEMU_MODULES="ecb xts cts essiv sha512_generic hmac libchacha chacha_generic
 	libpoly1305 poly1305_generic nhpoly1305 adiantum"
 
-# fscrypt_guest_hctr2 KERNEL: the guest kernel has hctr2(aes) (built in or a
-# module). Debian's 6.1 does not (CONFIG_CRYPTO_HCTR2 is not set): Linux then
-# sets an HCTR2 policy but cannot create or read anything under it (ENOPKG).
+# fscrypt_guest_hctr2 KERNEL: the guest kernel has hctr2(aes), built in or as
+# a module of its own.
 fscrypt_guest_hctr2() {
 	modinfo -k "$1" -F filename hctr2 >/dev/null 2>&1 ||
 		grep -qx 'CONFIG_CRYPTO_HCTR2=y' "/boot/config-$1" 2>/dev/null
 }
 
+# fscrypt_hctr2_modules KERNEL: print the paths of xctr.ko, polyval-generic.ko
+# and hctr2.ko built for KERNEL, in load order, or say why not on stderr and
+# return 1. Debian's 6.1 leaves CONFIG_CRYPTO_HCTR2 unset (so Linux accepts an
+# HCTR2 policy and then fails every create under it with ENOPKG); the three
+# modules are Linux's own crypto/{xctr,polyval-generic,hctr2}.c, taken from
+# Debian's linux-source package of the same kernel and built out of tree
+# against its linux-headers package, so the oracle is still stock Linux code.
+# The guest loads them unsigned (CONFIG_MODULE_SIG_FORCE is unset; the kernel
+# only marks itself tainted). Built once per kernel into compat-cache.
+fscrypt_hctr2_modules() {
+	_k=$1
+	_dir=$(_qemu_build_dir)/compat-cache/hctr2-$_k
+	_v=$(echo "$_k" | cut -d. -f1,2)
+	_src=/usr/src/linux-source-$_v.tar.xz
+	if [ ! -s "$_dir/hctr2.ko" ]; then
+		[ -e "/lib/modules/$_k/build/Makefile" ] ||
+			{ echo "no linux-headers-$_k (/lib/modules/$_k/build)" >&2; return 1; }
+		[ -s "$_src" ] || { echo "no $_src (Debian: linux-source-$_v)" >&2; return 1; }
+		_sv=$(dpkg-query -W -f='${Version}' "linux-source-$_v" 2>/dev/null)
+		_kv=$(dpkg-query -W -f='${Version}' "linux-image-$_k" 2>/dev/null)
+		[ "$_sv" = "$_kv" ] ||
+			echo "NOTE: linux-source $_sv builds hctr2 for kernel $_kv" >&2
+		_t=$_dir.tmp.$$
+		rm -rf "$_t" && mkdir -p "$_t" || return 1
+		tar -xJf "$_src" -C "$_t" --strip-components=2 --wildcards \
+			'*/crypto/xctr.c' '*/crypto/polyval-generic.c' '*/crypto/hctr2.c' ||
+			{ echo "cannot extract crypto/*.c from $_src" >&2; return 1; }
+		echo 'obj-m := xctr.o polyval-generic.o hctr2.o' > "$_t/Kbuild"
+		make -s -C "/lib/modules/$_k/build" M="$_t" modules > "$_t/build.log" 2>&1 ||
+			{ tail -20 "$_t/build.log" >&2; echo "hctr2 module build failed" >&2
+			  return 1; }
+		# a parallel test may have built it first: keep whichever landed
+		mv -T "$_t" "$_dir" 2>/dev/null || rm -rf "$_t"
+	fi
+	for _m in xctr polyval-generic hctr2; do echo "$_dir/$_m.ko"; done
+}
+
 # fscrypt_oracle_table BIG: fscrypt_policy_table less what the guest kernel
 # cannot check (each left out is named on stderr as "NOTE: ... not covered"),
-# and sets QEMU_MODULES for the guest's crypto.
+# and sets QEMU_MODULES for the guest's crypto. FSCRYPT_DMESG_SKIP is a grep
+# -E pattern for kernel messages of modes left out ("^$" when none is).
 fscrypt_oracle_table() {
-	local k
+	local k mods
 	k=$(qemu_kernel) || return 1
 	QEMU_MODULES="${QEMU_MODULES:-crc32_generic crc32c_generic libcrc32c lz4_compress
 		lz4hc_compress zstd_compress quota_tree quota_v2 f2fs virtio_pci virtio_blk}
 		$FSCRYPT_QEMU_MODULES"
+	FSCRYPT_DMESG_SKIP='^$'
 	if fscrypt_guest_hctr2 "$k"; then
 		QEMU_MODULES="$QEMU_MODULES hctr2"
 		fscrypt_policy_table "$1"
+	elif mods=$(fscrypt_hctr2_modules "$k"); then
+		QEMU_MODULES="$QEMU_MODULES $(echo $mods)"
+		fscrypt_policy_table "$1"
 	else
+		FSCRYPT_DMESG_SKIP=hctr2
 		fscrypt_policy_table "$1" | awk '$4 == "AES-256-HCTR2" || $3 == "AES-256-HCTR2" {
 			print "NOTE: " $1 " not covered: the guest kernel has no hctr2(aes)" > "/dev/stderr"
 			next } { print }'
 	fi
-	export QEMU_MODULES
+	export QEMU_MODULES FSCRYPT_DMESG_SKIP
 }
 
 # fscrypt_policy_report NAMES DIR: one line per image and policy, "POLICY

@@ -41,8 +41,9 @@
 _qemu_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 _qemu_top=$(cd "$_qemu_dir/../.." && pwd)
 
-# Modules to load in the guest; their dependencies are added and ordered
-# from `modinfo -F depends` and the softdep "pre:" lists.
+# Modules to load in the guest, by name or as the path of a .ko built out of
+# tree; their dependencies are added and ordered from `modinfo -F depends`
+# and the softdep "pre:" lists.
 QEMU_MODULES=${QEMU_MODULES:-"crc32_generic crc32c_generic libcrc32c lz4_compress lz4hc_compress
 	zstd_compress quota_tree quota_v2 f2fs virtio_pci virtio_blk"}
 
@@ -83,8 +84,8 @@ _qemu_mod_order() {
 		name=$(basename "$f"); name=${name%%.ko*}
 		[ -n "${seen[$name]:-}" ] && return 0
 		seen[$name]=1
-		for dep in $(modinfo -k "$k" -F depends "$name" | tr , ' ') \
-			   $(modinfo -k "$k" -F softdep "$name" | sed -n 's/.*pre: *\([^:]*\).*/\1/p' |
+		for dep in $(modinfo -k "$k" -F depends "$f" | tr , ' ') \
+			   $(modinfo -k "$k" -F softdep "$f" | sed -n 's/.*pre: *\([^:]*\).*/\1/p' |
 			     sed 's/post$//'); do
 			_qemu_visit "$dep"
 		done
