@@ -25,9 +25,10 @@
 #     fsck.f2fs -f is clean afterwards.
 # (c) uf2fs reads back, with the keys, the files Linux added.
 #
-# As in fscrypt-linux-read.sh, a policy the guest kernel cannot use (HCTR2 on
-# Debian's 6.1) is printed as NOTE: not covered and left out; the run ends
-# with one POLICY line per image and policy.
+# As in fscrypt-linux-read.sh, HCTR2 runs on Linux's hctr2 modules built for
+# the guest (or is printed as NOTE: not covered when they cannot be built),
+# and a policy the guest refuses is a finding; the run ends with one POLICY
+# line per image and policy.
 #
 # Env: BUILD, UF2FS, TOP (from make check); KEEP_TMP=1;
 #   FSCRYPT_BIG=1    more policies, a 300-entry directory and a 3 MiB file each
@@ -240,6 +241,8 @@ declare -A UNSUP=()
 if [ -f "$G/unsupported" ]; then
 	while read -r i n; do UNSUP[$i/$n]=1; done < "$G/unsupported"
 fi
+# fscrypt_oracle_table kept only what the guest kernel can do: a refusal now is a finding
+for k in "${!UNSUP[@]}"; do bad "${k%%/*} ${k#*/}: Linux could not use this policy (UNSUPPORTED above)"; done
 covered_only() {
 	local i=$1 f=$2 n
 	cp "$f" "$f.all"
