@@ -833,6 +833,18 @@ static size_t chunk_bytes(const struct fscrypt_info *ci)
 	return 128 << 10;
 }
 
+unsigned int fscrypt_chunk_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	struct fscrypt_keyring *kr = sbi->keyring;
+	unsigned int n = 0;
+
+	pthread_rwlock_rdlock(&kr->lock);
+	if (fi->ci && !fi->ci->dead)
+		n = MAX(chunk_bytes(fi->ci) >> F2FS_BLKSIZE_BITS, (size_t)1);
+	pthread_rwlock_unlock(&kr->lock);
+	return n;
+}
+
 int fscrypt_crypt_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t lblk,
 			 const uint8_t *in, uint8_t *out, unsigned int nblocks, bool enc)
 {

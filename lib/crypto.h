@@ -118,9 +118,15 @@ int fscrypt_get_policy(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		       struct fscrypt_pol *pol, uint8_t nonce[FSCRYPT_FILE_NONCE_SIZE]);
 /* A regular file whose data is encrypted. */
 bool fscrypt_file_data(const struct f2fs_inode_info *fi);
-/* En/decrypt nblocks file blocks from lblk (in may equal out). */
+/*
+ * En/decrypt nblocks file blocks from lblk (in may equal out), on the crypto
+ * pool's threads when there are more than fscrypt_chunk_blocks(); at most
+ * that many run on the caller alone, so a job of the pool may do them.
+ */
 int fscrypt_crypt_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t lblk,
 			 const uint8_t *in, uint8_t *out, unsigned int nblocks, bool enc);
+/* Blocks of one pool chunk for fi's mode; 0 without the key. */
+unsigned int fscrypt_chunk_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
 
 /* Names: set up fn for an encrypted directory (casefold.c calls this). */
 int fscrypt_setup_filename(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,

@@ -12,7 +12,8 @@
  * of the caller and the helpers, and return when all have run: 0, or the
  * first negative errno a chunk returned (chunks not yet started are then
  * skipped). The caller works too, so a job finishes even when no helper is
- * free; fn must not call crypt_workers_run() itself.
+ * free. fn may call crypt_workers_run() itself only for a job of one chunk,
+ * which runs on the calling thread without the pool.
  */
 int crypt_workers_run(int (*fn)(void *arg, unsigned int chunk), void *arg,
 		      unsigned int nchunks);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
+#include "crypto_workers.h"
 #include "f2fs.h"
 
 #define MAX_BATCH_FOLIOS	256
@@ -439,8 +440,9 @@ static int decrypt_run(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	return 0;
 }
 
-static int read_run(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct fill_batch *b,
-		    uint64_t pos, uint32_t len, block_t pblk)
+/* Blocks [pos, pos + len) from pblk on into the batch's folios; decrypt: each iov group too. */
+static int read_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct fill_batch *b,
+		       uint64_t pos, uint32_t len, block_t pblk, bool decrypt)
 {
 	struct iovec iov[MAX_IOV];
 	unsigned int cnt = 0;
@@ -459,7 +461,7 @@ static int read_run(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct
 		if (cnt == MAX_IOV || blk == pos + len) {
 			ret = f2fs_dev_readv_blocks(&sbi->dev, iov, cnt,
 						    pblk + (first_blk - pos));
-			if (!ret && fscrypt_file_data(fi))
+			if (!ret && decrypt)
 				ret = decrypt_run(sbi, fi, b, first_blk, blk);
 			if (ret)
 				return ret;
@@ -468,6 +470,66 @@ static int read_run(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct
 		}
 	}
 	return 0;
+}
+
+/*
+ * An encrypted batch is read and decrypted in pieces of one crypto chunk,
+ * all the batch's runs in one job of the crypto pool: each piece by
+ * whichever thread claims it, decrypted while it is still in that core's
+ * cache, the threads reading and decrypting side by side. Read whole and
+ * then decrypted run by run, the decryption and a helper's wakeup per run
+ * stayed after the reads on the request's critical path.
+ */
+#define CRYPT_READ_PIECES	64
+
+struct crypt_read {
+	struct f2fs_sb_info *sbi;
+	struct f2fs_inode_info *fi;
+	struct fill_batch *b;
+	unsigned int piece;		/* blocks of one piece; 0: not in pieces */
+	unsigned int n;
+	struct {
+		uint64_t pos;
+		block_t pblk;
+		uint32_t len;
+	} p[CRYPT_READ_PIECES];
+};
+
+static int crypt_read_piece(void *arg, unsigned int i)
+{
+	const struct crypt_read *r = arg;
+
+	return read_blocks(r->sbi, r->fi, r->b, r->p[i].pos, r->p[i].len, r->p[i].pblk, true);
+}
+
+static int crypt_read_flush(struct crypt_read *r)
+{
+	int ret = r->n ? crypt_workers_run(crypt_read_piece, r, r->n) : 0;
+
+	r->n = 0;
+	return ret;
+}
+
+/* Read (and decrypt) a mapped run now, or queue its pieces for the batch's job. */
+static int read_run(struct crypt_read *r, uint64_t pos, uint32_t len, block_t pblk)
+{
+	int ret = 0;
+
+	if (!r->piece)
+		return read_blocks(r->sbi, r->fi, r->b, pos, len, pblk, fscrypt_file_data(r->fi));
+	while (len && !ret) {
+		uint32_t n = MIN(len, r->piece);
+
+		r->p[r->n].pos = pos;
+		r->p[r->n].pblk = pblk;
+		r->p[r->n].len = n;
+		if (++r->n == CRYPT_READ_PIECES)
+			ret = crypt_read_flush(r);
+		pos += n;
+		pblk += n;
+		len -= n;
+	}
+	return ret;
 }
 
 static void zero_run(struct fill_batch *b, uint64_t pos, uint32_t len)
@@ -501,7 +563,15 @@ static int fill_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, stru
 {
 	uint64_t eof_blk = DIV_ROUND_UP(fi->size, F2FS_BLKSIZE);
 	uint64_t pos = b->start;
+	struct crypt_read r = { .sbi = sbi, .fi = fi, .b = b };
 	int ret = 0;
+
+	/* in pieces only when there are two or more */
+	if (fscrypt_file_data(fi)) {
+		r.piece = fscrypt_chunk_blocks(sbi, fi);
+		if (b->end - b->start <= r.piece)
+			r.piece = 0;
+	}
 
 	while (pos < b->end) {
 		struct f2fs_map_blocks map = { .lblk = pos, .len = b->end - pos };
@@ -526,7 +596,7 @@ static int fill_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, stru
 			zero_run(b, pos, map.len);
 			atomic_fetch_add(&sbi->ctr->hole_blocks, map.len);
 		} else {
-			ret = read_run(sbi, fi, b, pos, map.len, map.pblk);
+			ret = read_run(&r, pos, map.len, map.pblk);
 			if (ret) {
 				ret = f2fs_error(sbi, EIO, "inode %u: data read at block %u failed: %s",
 						 fi->ino, map.pblk, strerror(-ret));
@@ -534,6 +604,13 @@ static int fill_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, stru
 			}
 		}
 		pos += map.len;
+	}
+	if (!ret) {
+		ret = crypt_read_flush(&r);
+		if (ret)
+			ret = f2fs_error(sbi, EIO, "inode %u: data read of blocks %llu-%llu failed: %s",
+					 fi->ino, (unsigned long long)b->start,
+					 (unsigned long long)b->end - 1, strerror(-ret));
 	}
 	return ret;
 }

@@ -136,7 +136,10 @@ grep -qx small.txt "$TMP/off.list" && fail "plaintext name without the key"
 
 step "mount -o keyfile=, folio writeback (write_through=off)"
 mount_uf2fs "$IMG" "$MNT" rw,write_through=off,keyfile="$KF" || fail "mount with keyfile"
-diff -r --no-dereference "$SRC" "$MNT/v1" || fail "v1 through a keyfile mount"
+# a fresh mount reads cold: files past a crypto chunk go in pieces, holes between
+for d in v1 v2l32 adiantum hctr2; do
+	diff -r --no-dereference "$SRC" "$MNT/$d" || fail "$d through a keyfile mount"
+done
 dd if="$SRC/big.bin" of="$MNT/v2l32/again.bin" bs=64k conv=fsync status=none || fail "dd"
 printf 'patch' | dd of="$MNT/v2l32/again.bin" bs=1 seek=70000 conv=notrunc,fsync status=none
 printf 'patch' | dd of="$SRC/big.bin" bs=1 seek=70000 conv=notrunc status=none
