@@ -322,8 +322,16 @@ void fuse_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 	if (n == 0 && fuse_killpriv_request_flag() && !fuse_idmap_fakeroot())
 		n = fuse_kill_suidgid(req, u, ino);
 	uf2fs_quota_caller(fuse_req_ctx(req)->uid);	/* limits: root ignores them */
+	/*
+	 * The kernel's page writeback under writeback_cache: the kernel keeps
+	 * mtime and ctime and writes them back with a SETATTR, which another
+	 * thread may handle before this WRITE (a slow one: a compressed
+	 * cluster); stamped here, they would end later than the kernel showed.
+	 */
 	if (n == 0)
-		n = uf2fs_write(u->fs, f2fs_ino, buf, size, off);
+		n = uf2fs_write_flags(u->fs, f2fs_ino, buf, size, off,
+				      u->writeback_cache && fi->writepage ?
+				      UF2FS_WRITE_KEEP_TIMES : 0);
 	if (n < 0)
 		fuse_op_error(req, n);
 	else

@@ -618,10 +618,12 @@ static bool writebehind_due(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi
 	       fi->fresh_blocks >= WRITEBEHIND_BYTES / F2FS_BLKSIZE;
 }
 
-static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t len, uint64_t off)
+static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t len, uint64_t off,
+			unsigned int flags)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
 	struct f2fs_inode_info *fi;
+	struct timespec mtime, ctime;
 	ssize_t ret;
 
 	ret = f2fs_begin_write(sbi);
@@ -641,6 +643,8 @@ static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t 
 		ret = -EPERM;
 	} else {
 		pthread_rwlock_wrlock(&fi->i_rwsem);
+		mtime = fi->mtime;
+		ctime = fi->ctime;
 		if (fi->flags & F2FS_APPEND_FL)
 			off = fi->size;
 		ret = f2fs_quota_reserve_blocks(sbi, fi, off, len);
@@ -652,6 +656,11 @@ static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t 
 			ret = f2fs_file_write(sbi, fi, buf, len, off);
 			if (ret > 0 && writebehind_due(sbi, fi, off, ret))
 				f2fs_writebehind_inode(sbi, fi);	/* errors resurface at fsync */
+		}
+		if (flags & UF2FS_WRITE_KEEP_TIMES) {
+			/* the write marked the inode dirty (size, blocks) if it changed it */
+			fi->mtime = mtime;
+			fi->ctime = ctime;
 		}
 		pthread_rwlock_unlock(&fi->i_rwsem);
 	}
@@ -1341,7 +1350,13 @@ int f2fs_check_log_space(struct f2fs_sb_info *sbi, uint64_t nblocks)
 
 ssize_t uf2fs_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t len, uint64_t off)
 {
-	return F2FS_WITH_ROOM(SBI(fs), do_write(fs, ino, buf, len, off));
+	return F2FS_WITH_ROOM(SBI(fs), do_write(fs, ino, buf, len, off, 0));
+}
+
+ssize_t uf2fs_write_flags(struct uf2fs *fs, uint32_t ino, const void *buf, size_t len,
+			  uint64_t off, unsigned int flags)
+{
+	return F2FS_WITH_ROOM(SBI(fs), do_write(fs, ino, buf, len, off, flags));
 }
 
 int uf2fs_fallocate(struct uf2fs *fs, uint32_t ino, int mode, uint64_t off, uint64_t len)

@@ -263,6 +263,15 @@ int uf2fs_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *attr,
 		  unsigned int valid, struct uf2fs_attr *out);
 ssize_t uf2fs_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t len, uint64_t off);
 /*
+ * uf2fs_write with flags. UF2FS_WRITE_KEEP_TIMES leaves mtime and ctime as
+ * they are: for the kernel's page writeback under FUSE writeback_cache,
+ * where the kernel keeps both itself and sends them with a SETATTR that
+ * may reach us before the WRITE it describes.
+ */
+#define UF2FS_WRITE_KEEP_TIMES	(1u << 0)
+ssize_t uf2fs_write_flags(struct uf2fs *fs, uint32_t ino, const void *buf, size_t len,
+			  uint64_t off, unsigned int flags);
+/*
  * mode: 0, FALLOC_FL_KEEP_SIZE, FALLOC_FL_PUNCH_HOLE|KEEP_SIZE, FALLOC_FL_ZERO_RANGE
  * (|KEEP_SIZE), FALLOC_FL_COLLAPSE_RANGE or FALLOC_FL_INSERT_RANGE (alone; offset and
  * length in whole blocks, the range inside the file).
