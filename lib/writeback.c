@@ -398,12 +398,16 @@ struct wb_ctx {
 	 */
 	bool defer;
 	/*
-	 * An encrypted file (folio writeback): each block is encrypted into
-	 * the slot of this bounce buffer that matches its place in the run,
-	 * so the folio keeps the plaintext and the run stays one request.
+	 * An encrypted file (folio writeback): each block goes into the slot
+	 * of this bounce buffer that matches its place in the run, so the
+	 * folio keeps the plaintext and the run stays one request. The slots
+	 * are encrypted when the run goes out, consecutive blocks in one call
+	 * (on the crypto pool when long enough), not one block a call.
 	 */
 	struct f2fs_inode_info *crypt_fi;
 	uint8_t *bounce;		/* MAX_WB_IOV blocks */
+	const uint8_t *plain[MAX_WB_IOV];	/* each slot's plaintext (in its folio) */
+	uint64_t plain_lblk[MAX_WB_IOV];
 	struct wt_run {
 		block_t start;
 		uint32_t cnt;
@@ -439,21 +443,48 @@ static void wb_note_extent(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	c->ext_len = 1;
 }
 
-/* The ciphertext of file block lblk into the bounce slot of its place in the run. */
+/*
+ * Encrypt the run's slots, then send it. Slots whose file blocks and
+ * plaintext are both consecutive (blocks of one folio) go in one call.
+ */
+static int wb_flush_encrypted(struct f2fs_sb_info *sbi, struct wb_ctx *c)
+{
+	struct wb_run *r = &c->r;
+	unsigned int i = 0;
+	int ret = 0;
+
+	while (i < r->cnt && !ret) {
+		unsigned int n = 1;
+
+		while (i + n < r->cnt && c->plain_lblk[i + n] == c->plain_lblk[i] + n &&
+		       c->plain[i + n] == c->plain[i] + ((size_t)n << F2FS_BLKSIZE_BITS))
+			n++;
+		ret = fscrypt_crypt_blocks(sbi, c->crypt_fi, c->plain_lblk[i], c->plain[i],
+					   c->bounce + ((size_t)i << F2FS_BLKSIZE_BITS), n, true);
+		i += n;
+	}
+	if (ret) {
+		r->cnt = 0;	/* nothing of it goes out */
+		r->moved = false;
+		return ret;
+	}
+	return wb_flush(sbi, r);
+}
+
+/* File block lblk into the bounce slot of its place in the run, to be encrypted there. */
 static int wb_add_encrypted(struct f2fs_sb_info *sbi, struct wb_ctx *c, const uint8_t *buf,
 			    uint64_t lblk, block_t blk, bool moved)
 {
 	struct wb_run *r = &c->r;
-	uint8_t *slot;
 	int ret = 0;
 
 	if (r->cnt && (r->cnt == MAX_WB_IOV || blk != r->start + r->cnt))
-		ret = wb_flush(sbi, r);
+		ret = wb_flush_encrypted(sbi, c);
 	if (ret)
 		return ret;
-	slot = c->bounce + ((size_t)r->cnt << F2FS_BLKSIZE_BITS);
-	ret = fscrypt_crypt_blocks(sbi, c->crypt_fi, lblk, buf, slot, 1, true);
-	return ret ? ret : wb_add(sbi, r, slot, blk, moved);
+	c->plain[r->cnt] = buf;
+	c->plain_lblk[r->cnt] = lblk;
+	return wb_add(sbi, r, c->bounce + ((size_t)r->cnt << F2FS_BLKSIZE_BITS), blk, moved);
 }
 
 /* Gather a block: into the run being built, or, deferred, into the list of runs. */
@@ -523,7 +554,7 @@ static int wb_ctx_finish(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, s
 {
 	wb_flush_extent(sbi, fi, c);
 	if (!ret)
-		ret = wb_flush(sbi, &c->r);
+		ret = c->crypt_fi && !c->defer ? wb_flush_encrypted(sbi, c) : wb_flush(sbi, &c->r);
 	atomic_fetch_add(&sbi->ctr->ipu_blocks, c->ipu_blocks);
 	if (c->dn.folio)
 		folio_put(sbi, c->dn.folio);
