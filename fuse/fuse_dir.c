@@ -101,12 +101,28 @@ static void fuse_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t o
 }
 
 /*
+ * An encrypted directory whose key the mount lacks lists no-key names. The
+ * kernel must not keep those: `uf2fs fscrypt add_key` cannot tell which
+ * directories were listed, and a cached listing would go on showing no-key
+ * names after the key came (Linux drops no-key dentries once the key is
+ * added). Listings with the key are cached; remove_key invalidates them.
+ */
+static bool fuse_dir_nokey(struct fuse_uf2fs *u, uint32_t f2fs_ino)
+{
+	struct uf2fs_fscrypt_policy p;
+
+	if (uf2fs_get_policy(u->fs, f2fs_ino, &p))
+		return false;
+	return uf2fs_key_status(u->fs, p.key_spec, p.version == 1 ? 8 : 16) != 1;
+}
+
+/*
  * Only this mount changes the image, so the kernel may keep a directory's
  * entries in its page cache across opens (FOPEN_CACHE_DIR + FOPEN_KEEP_CACHE),
  * unless direct_io asks that everything be served by uf2fs. On a read-write
  * mount the kernel drops that cache itself when its own create, unlink or
  * rename changes the directory (fuse_dir_changed bumps i_version, which
- * readdir checks at offset 0).
+ * readdir checks at offset 0). Not for no-key listings (fuse_dir_nokey).
  */
 void fuse_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
@@ -123,8 +139,8 @@ void fuse_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_op_error(req, ret);
 		return;
 	}
-	fi->cache_readdir = !u->direct_io;
-	fi->keep_cache = !u->direct_io;
+	fi->cache_readdir = !u->direct_io && !fuse_dir_nokey(u, f2fs_ino);
+	fi->keep_cache = fi->cache_readdir;
 	/* The open was interrupted: no releasedir will follow, so undo it now. */
 	if (fuse_reply_open(req, fi) == -ENOENT)
 		uf2fs_release(u->fs, f2fs_ino);

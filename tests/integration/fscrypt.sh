@@ -81,6 +81,8 @@ for d in $DIRS; do
 done
 
 step "remove_key on the live mount"
+# the file unlinked by its no-key name below (found by inode number): not one checked later
+victim_ino=$(stat -c %i "$MNT/v2/file_40") || fail "stat file_40"
 "$UF2FS" fscrypt remove_key $ID2 "$MNT" || fail "remove_key"
 [ "$("$UF2FS" fscrypt key_status $ID2 "$MNT")" = Absent ] || fail "key_status after remove"
 ls "$MNT/v2" >"$TMP/nokey.list" || fail "listing without the key"
@@ -97,21 +99,30 @@ cat "$MNT/v2/small.txt" 2>/dev/null && fail "plaintext path still opens"
 first=$(head -1 "$TMP/nokey.list")
 stat "$MNT/v2/$first" >/dev/null || fail "stat by no-key name"
 for n in $(cat "$TMP/nokey.list"); do
-	[ -f "$MNT/v2/$n" ] && [ ! -L "$MNT/v2/$n" ] || continue
+	[ "$(stat -c %i "$MNT/v2/$n")" = "$victim_ino" ] || continue
 	cat "$MNT/v2/$n" >/dev/null 2>"$TMP/cat.err" && fail "read contents without the key"
 	grep -q "key not available" "$TMP/cat.err" || fail "read without key: $(cat "$TMP/cat.err")"
 	rm "$MNT/v2/$n" || fail "unlink by no-key name"
+	victim_ino=gone
 	break
 done
+[ "$victim_ino" = gone ] || fail "file_40 not found by inode number among the no-key names"
 touch "$MNT/v2/new" 2>/dev/null && fail "create without the key"
 big=$(grep -n . "$TMP/nokey.list" | while IFS=: read -r _ n; do
-	[ "$(stat -c %s "$MNT/v2/$n")" = 3000000 ] && echo "$n"; done)
+	[ "$(stat -c %s "$MNT/v2/$n" 2>/dev/null)" = 3000000 ] && echo "$n"; done)
 [ -n "$big" ] || fail "no-key name of big.bin not found by size"
 truncate -s 4096 "$MNT/v2/$big" 2>/dev/null && fail "truncate without the key"
 diff -r --no-dereference "$SRC" "$MNT/v1" || fail "v1 tree changed by removing the v2 key"
 unhex $KEY2 | "$UF2FS" fscrypt add_key "$MNT" >/dev/null || fail "add_key again"
 [ "$(ls "$MNT/v2" | wc -l)" = "$(( $(ls "$SRC" | wc -l) - 1 ))" ] || fail "names after re-add"
 ls "$MNT/v2" | grep -qx small.txt || fail "plaintext names are back"
+ls "$MNT/v2" | grep -qx file_40 && fail "file_40, unlinked by its no-key name, is back"
+# a no-key listing the kernel could have cached, with no change to the
+# directory before the key comes back: the next listing must be plaintext
+"$UF2FS" fscrypt remove_key $ID2 "$MNT" || fail "remove_key (2)"
+ls "$MNT/v2" | grep -qx small.txt && fail "plaintext name listed after the second remove_key"
+unhex $KEY2 | "$UF2FS" fscrypt add_key "$MNT" >/dev/null || fail "add_key (2)"
+ls "$MNT/v2" | grep -qx small.txt || fail "a cached no-key listing after add_key"
 rm -f "$MNT"/v2/file_* && echo again >"$MNT/v2/file_1" || fail "writes after re-add"
 umount_uf2fs "$MNT" || fail "unmount"
 fsck_clean "$IMG" || fail "fsck after the encrypted tree"
