@@ -623,7 +623,6 @@ static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t 
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
 	struct f2fs_inode_info *fi;
-	struct timespec mtime, ctime;
 	ssize_t ret;
 
 	ret = f2fs_begin_write(sbi);
@@ -643,8 +642,6 @@ static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t 
 		ret = -EPERM;
 	} else {
 		pthread_rwlock_wrlock(&fi->i_rwsem);
-		mtime = fi->mtime;
-		ctime = fi->ctime;
 		if (fi->flags & F2FS_APPEND_FL)
 			off = fi->size;
 		ret = f2fs_quota_reserve_blocks(sbi, fi, off, len);
@@ -657,10 +654,15 @@ static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t 
 			if (ret > 0 && writebehind_due(sbi, fi, off, ret))
 				f2fs_writebehind_inode(sbi, fi);	/* errors resurface at fsync */
 		}
-		if (flags & UF2FS_WRITE_KEEP_TIMES) {
-			/* the write marked the inode dirty (size, blocks) if it changed it */
-			fi->mtime = mtime;
-			fi->ctime = ctime;
+		/*
+		 * Only a user's write stamps the times: the file-system writes
+		 * below (a symlink body, zeroing for truncate and fallocate) leave
+		 * them to their callers, and the kernel's page writeback under
+		 * writeback_cache (KEEP_TIMES) brings the kernel's own.
+		 */
+		if (ret > 0 && !(flags & UF2FS_WRITE_KEEP_TIMES)) {
+			f2fs_inode_touch(fi, true, true);
+			f2fs_mark_inode_dirty(sbi, fi);
 		}
 		pthread_rwlock_unlock(&fi->i_rwsem);
 	}

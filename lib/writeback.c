@@ -808,7 +808,7 @@ static void write_done(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uin
 	} else if (end > fi->size) {
 		fi->size = end;
 	}
-	f2fs_inode_touch(fi, true, true);
+	/* mtime and ctime are the caller's: a user's write stamps them (do_write) */
 	f2fs_mark_inode_dirty(sbi, fi);
 }
 
@@ -887,8 +887,12 @@ done:
  * malloc per request came back from glibc as untouched pages each time (its
  * per-thread arenas give freed memory back), and faulting in and clearing
  * 256 pages cost more than a tenth of an encrypted write. It holds only
- * ciphertext, so it needs no wiping; the thread's exit frees it.
+ * ciphertext, so it needs no wiping; the thread's exit frees it. Only up to
+ * FUSE's largest WRITE is kept: a library caller's bigger write allocates
+ * its own, so that no thread holds on to a one-off large buffer.
  */
+#define WT_BOUNCE_KEEP	(1u << 20)
+
 struct wt_bounce {
 	uint8_t *buf;
 	size_t len;
@@ -947,7 +951,7 @@ ssize_t f2fs_write_through(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 			   size_t len, uint64_t off)
 {
 	uint64_t first = off >> F2FS_BLKSIZE_BITS, nr = len >> F2FS_BLKSIZE_BITS, done = 0;
-	uint8_t *bounce = NULL;
+	uint8_t *bounce = NULL, *owned = NULL;
 	struct wb_ctx *c;
 	int ret, wret = 0;
 
@@ -956,18 +960,21 @@ ssize_t f2fs_write_through(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		ret = f2fs_convert_inline_inode(sbi, fi);
 	if (!ret && fscrypt_file_data(fi)) {
 		/* the ciphertext goes out from a copy: the caller's buffer stays as it is */
-		bounce = wt_bounce_get(len);
+		bounce = len <= WT_BOUNCE_KEEP ? wt_bounce_get(len) : (owned = malloc(len));
 		ret = bounce ? fscrypt_crypt_blocks(sbi, fi, first, buf, bounce, nr, true) :
 		      -ENOMEM;
 		buf = bounce;
 	}
-	if (ret)
+	if (ret) {
+		free(owned);
 		return ret;
+	}
 	c = calloc(1, sizeof(*c));
 	if (c)
 		c->runs = calloc(nr, sizeof(*c->runs));
 	if (!c || !c->runs) {
 		free(c);
+		free(owned);
 		return -ENOMEM;
 	}
 	c->ipu = !must_update_outplace(sbi, fi, 0) && may_update_inplace(sbi, fi, false);
@@ -998,6 +1005,7 @@ ssize_t f2fs_write_through(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	}
 	free(c->runs);
 	free(c);
+	free(owned);
 	if (wret)
 		return wret;
 	atomic_fetch_add(&sbi->ctr->through_blocks, done);
