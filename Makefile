@@ -68,7 +68,7 @@ LIBS    = $(shell pkg-config --libs fuse3 liburing liblz4 libzstd lzo2 zlib libc
 	-lunistring -L$(SPARSE_LIBDIR) -Wl,-rpath,$(SPARSE_LIBDIR) -lsparse -pthread -lm
 LDFLAGS += $(SANFLAGS)
 
-LIB_SRC := $(wildcard lib/*.c)
+LIB_SRC := $(wildcard lib/*.c lib/*/*.c)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_SRC := $(wildcard cli/*.c) $(wildcard fuse/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
