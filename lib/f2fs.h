@@ -66,88 +66,9 @@ typedef uint32_t nid_t;
 
 struct f2fs_sb_info;
 
-/* /// Device (dev.c) /// */
+/* /// Device (lib/dev/) /// */
 
-enum { DEV_READ, DEV_WRITE, DEV_NR_DIR };
-#define DEV_HIST_BUCKETS 11	/* 4K, 8K, ... 1M, 2M+ */
-
-struct f2fs_dev_stats {
-	atomic_uint_fast64_t reqs[DEV_NR_DIR];
-	atomic_uint_fast64_t bytes[DEV_NR_DIR];
-	atomic_uint_fast64_t hist[DEV_NR_DIR][DEV_HIST_BUCKETS];
-	atomic_uint_fast64_t flushes;
-	atomic_uint_fast64_t discards;
-};
-
-struct f2fs_dev;
-
-struct f2fs_dev_ops {
-	int (*readv)(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off);
-	int (*writev)(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off);
-	int (*flush)(struct f2fs_dev *dev);
-	int (*discard)(struct f2fs_dev *dev, uint64_t off, uint64_t len);
-	void (*close)(struct f2fs_dev *dev);
-};
-
-struct f2fs_dev {
-	const struct f2fs_dev_ops *ops;
-	int fd;
-	uint64_t size;			/* bytes */
-	bool read_only;
-	void *priv;			/* backend state */
-	char open_error[224];		/* why open failed, where errno says too little */
-	uint8_t *ram;			/* RAM backend */
-	bool ram_owned;			/* ram is our copy, freed on close */
-	bool is_blkdev;
-	struct f2fs_dev_stats st;
-	/* fault injection for tests: fail the Nth request (1-based), 0 = off */
-	atomic_uint_fast64_t fail_at;
-	atomic_uint_fast64_t nr_submitted;
-	/*
-	 * Ordering for fsync: order_gen counts completed writes that a later
-	 * node may depend on (everything but in-place data); flushed_gen is the
-	 * order_gen a completed flush covered. Equal means no such write waits
-	 * for a flush, so fsync may write its nodes without flushing first.
-	 */
-	atomic_uint_fast64_t order_gen, flushed_gen;
-	/*
-	 * Power-cut model (RAM backend): "ram" is what reads see; "durable"
-	 * only what flushes made safe. Writes since the last flush are pending;
-	 * after write number cut_at nothing more reaches either.
-	 */
-	uint8_t *durable;
-	struct pending_write *pending;
-	unsigned int nr_pending, pending_cap;
-	uint64_t nr_writes, cut_at;
-	bool cut, tear;
-	pthread_mutex_t pc_lock;
-	uf2fs_discard_hook_t discard_hook;	/* tests: see uf2fs_test_discard_hook */
-	void *discard_hook_arg;
-};
-
-struct pending_write {
-	uint64_t off;
-	size_t len;
-	uint8_t *data;
-};
-
-/* The image as it would be after power loss now (tear: keep unflushed writes, last torn). */
-int f2fs_dev_persisted(struct f2fs_dev *dev, uint8_t **out, size_t *len);
-
-int f2fs_dev_open(struct f2fs_dev *dev, const struct uf2fs_options *opts);
-void f2fs_dev_close(struct f2fs_dev *dev);
-/* Read nr blocks at blkaddr into buf; one device request. */
-int f2fs_dev_read_blocks(struct f2fs_dev *dev, void *buf, block_t blkaddr, unsigned int nr);
-/* Vectored read of physically contiguous blocks: one device request. */
-int f2fs_dev_readv_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk);
-int f2fs_dev_writev_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk);
-/* The same for data overwritten in place: no node needs it to be durable first. */
-int f2fs_dev_writev_inplace(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk);
-int f2fs_dev_flush(struct f2fs_dev *dev);
-/* Whether a write that a node may depend on has not been flushed yet. */
-bool f2fs_dev_unflushed(struct f2fs_dev *dev);
-/* Tell the device a block range is unused: punched hole or BLKDISCARD. */
-int f2fs_dev_discard(struct f2fs_dev *dev, block_t blk, uint64_t nr);
+#include "dev/dev.h"
 
 /* /// Folio cache (folio.c) /// */
 

@@ -22,7 +22,7 @@
 #include <cmocka.h>
 #include <android/sparse/sparse.h>
 
-#include "sparse.h"
+#include "dev/sparse.h"
 
 struct layout {
 	uint8_t *sparse, *raw;

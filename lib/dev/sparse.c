@@ -11,7 +11,8 @@
  * expanded image, so that a read at any offset is a binary search and one
  * pread per raw chunk it touches. Debian's libsparse parses the same format
  * but only to stream or rewrite a whole image, with no read at an offset
- * (docs/decisions.md); the facts here follow its sparse_format.h.
+ * (docs/decisions.md); the facts here follow its sparse_format.h. The
+ * device backend over the index (read-only) is at the end of the file.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "sparse.h"
 
 #define SPARSE_FILE_HDR_SZ	28
@@ -340,4 +342,86 @@ int f2fs_sparse_pread(struct f2fs_sparse *sp, void *buf, size_t len, uint64_t of
 		len -= n;
 	}
 	return 0;
+}
+
+/// Android sparse images (read-only) ///
+
+/*
+ * Detected by magic whatever backend was asked for: the image is served from
+ * the sparse file's chunk index (pread on the file, or the RAM copy), never
+ * expanded. Writes cannot work in place (a block may live in a fill or
+ * don't-care chunk), so a read-write open is refused before anything else.
+ */
+static int sparse_readv(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
+{
+	for (int i = 0; i < cnt; i++) {
+		int ret = f2fs_sparse_pread(dev->priv, iov[i].iov_base, iov[i].iov_len, off);
+
+		if (ret)
+			return ret;
+		off += iov[i].iov_len;
+	}
+	return 0;
+}
+
+static int sparse_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
+{
+	return -EROFS;
+}
+
+static int sparse_flush(struct f2fs_dev *dev)
+{
+	return 0;
+}
+
+static void sparse_close(struct f2fs_dev *dev)
+{
+	f2fs_sparse_close(dev->priv);
+	dev->priv = NULL;
+	dev_fd_close(dev);
+	if (dev->ram_owned)
+		free(dev->ram);
+	dev->ram = NULL;
+}
+
+static const struct f2fs_dev_ops sparse_ops = {
+	.readv = sparse_readv,
+	.writev = sparse_writev,
+	.flush = sparse_flush,
+	.close = sparse_close,
+};
+
+/*
+ * If the file (dev->fd) or the bytes (mem) are a sparse image, index it and
+ * switch to the sparse layer: 1. Not sparse: 0. Refused or corrupt: < 0,
+ * with the reason in dev->open_error.
+ */
+int dev_sparse_probe(struct f2fs_dev *dev, const uint8_t *mem, uint64_t size)
+{
+	uint8_t head[4];
+	struct f2fs_sparse *sp;
+	int ret;
+
+	if (size < sizeof(head))
+		return 0;
+	if (mem)
+		memcpy(head, mem, sizeof(head));
+	else if (pread(dev->fd, head, sizeof(head), 0) != sizeof(head))
+		return 0;	/* the mount's own reads will report it */
+	if (!f2fs_sparse_magic(head, sizeof(head)))
+		return 0;
+	if (!dev->read_only) {
+		snprintf(dev->open_error, sizeof(dev->open_error), "an Android sparse image "
+			 "cannot be written: mount it read-only, or expand it first with "
+			 "simg2img IMAGE RAW.img and write to that");
+		return -EROFS;
+	}
+	ret = f2fs_sparse_open(mem ? -1 : dev->fd, mem, size, &sp, dev->open_error,
+			       sizeof(dev->open_error));
+	if (ret)
+		return ret;
+	dev->priv = sp;
+	dev->size = f2fs_sparse_size(sp);
+	dev->ops = &sparse_ops;
+	return 1;
 }

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the backends of the device layer share, private to lib/dev/: the
+ * file-descriptor helpers (psync.c) that io_uring, RAM and sparse reuse, and
+ * each backend's way in, called by core.c's f2fs_dev_open.
+ */
+#ifndef UF2FS_DEV_BACKEND_H
+#define UF2FS_DEV_BACKEND_H
+
+#include "dev.h"
+
+size_t dev_iov_bytes(const struct iovec *iov, int cnt);
+
+/* psync.c: the image file or block device behind dev->fd */
+int dev_fd_open(struct f2fs_dev *dev, const char *path);
+int dev_rw_full(int fd, const struct iovec *iov, int cnt, uint64_t off, bool write);
+int dev_fd_flush(struct f2fs_dev *dev);
+int dev_fd_discard(struct f2fs_dev *dev, uint64_t off, uint64_t len);
+void dev_fd_close(struct f2fs_dev *dev);
+extern const struct f2fs_dev_ops dev_psync_ops;
+
+/* uring.c */
+extern const struct f2fs_dev_ops dev_uring_ops;
+
+/* ram.c: the image in memory, with the power-cut model */
+int dev_ram_open(struct f2fs_dev *dev, const struct uf2fs_options *opts);
+
+/*
+ * sparse.c: if the file (dev->fd) or the bytes (mem) are an Android sparse
+ * image, index it and switch to the sparse layer: 1. Not sparse: 0. Refused
+ * or corrupt: < 0, with the reason in dev->open_error.
+ */
+int dev_sparse_probe(struct f2fs_dev *dev, const uint8_t *mem, uint64_t size);
+
+#endif

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The device layer's core: opening the image through the backend the options
+ * ask for (an Android sparse image is detected by its magic whatever was
+ * asked), and the block-run API the file system uses. Every request is one
+ * contiguous run of blocks; this file counts requests and bytes, keeps the
+ * request-size histogram that shows batching and merging work, tracks which
+ * writes a flush has covered (fsync's ordering), and hosts fault injection
+ * (EIO at the Nth request) for tests.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uf2fs/format.h"
+#include "backend.h"
+
+/// Request accounting ///
+
+static unsigned int hist_bucket(uint64_t bytes)
+{
+	unsigned int b = 0;
+
+	/* bucket 0 is <= 4K, each next doubles, the last collects 2M and up */
+	while (b < DEV_HIST_BUCKETS - 1 && bytes > (4096ull << b))
+		b++;
+	return b;
+}
+
+
+static int dev_account(struct f2fs_dev *dev, int dir, size_t bytes)
+{
+	uint64_t n = atomic_fetch_add(&dev->nr_submitted, 1) + 1;
+	uint64_t fail = atomic_load(&dev->fail_at);
+
+	atomic_fetch_add(&dev->st.reqs[dir], 1);
+	atomic_fetch_add(&dev->st.bytes[dir], bytes);
+	atomic_fetch_add(&dev->st.hist[dir][hist_bucket(bytes)], 1);
+	if (fail && n == fail)
+		return -EIO;
+	return 0;
+}
+
+
+/// Open and the block-run API ///
+
+int f2fs_dev_open(struct f2fs_dev *dev, const struct uf2fs_options *opts)
+{
+	int ret;
+
+	memset(dev, 0, sizeof(*dev));
+	dev->fd = -1;
+	dev->read_only = opts->read_only;
+	dev->blkbits = F2FS_BLKSIZE_BITS;
+	atomic_store(&dev->fail_at, opts->fault_eio_at);
+	if (opts->backend == UF2FS_BACKEND_RAM)
+		return dev_ram_open(dev, opts);
+	if (!opts->device)
+		return -EINVAL;
+	ret = dev_fd_open(dev, opts->device);
+	if (ret)
+		return ret;
+	ret = dev_sparse_probe(dev, NULL, dev->size);
+	if (ret < 0) {
+		dev_fd_close(dev);
+		return ret;
+	}
+	if (!ret)
+		dev->ops = opts->backend == UF2FS_BACKEND_URING ? &dev_uring_ops : &dev_psync_ops;
+	return 0;
+}
+
+void f2fs_dev_close(struct f2fs_dev *dev)
+{
+	if (dev->ops)
+		dev->ops->close(dev);
+	dev->ops = NULL;
+}
+
+int f2fs_dev_readv_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk)
+{
+	size_t bytes = dev_iov_bytes(iov, cnt);
+	uint64_t off = (uint64_t)blk << dev->blkbits;
+
+	if (off + bytes > dev->size)
+		return -EIO;	/* past the end: a truncated image */
+	int ret = dev_account(dev, DEV_READ, bytes);
+
+	if (ret)
+		return ret;
+	return dev->ops->readv(dev, iov, cnt, off);
+}
+
+int f2fs_dev_read_blocks(struct f2fs_dev *dev, void *buf, block_t blkaddr, unsigned int nr)
+{
+	struct iovec v = { buf, (size_t)nr << dev->blkbits };
+
+	return f2fs_dev_readv_blocks(dev, &v, 1, blkaddr);
+}
+
+static int dev_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk,
+		      bool ordered)
+{
+	size_t bytes = dev_iov_bytes(iov, cnt);
+	uint64_t off = (uint64_t)blk << dev->blkbits;
+	int ret;
+
+	if (dev->read_only)
+		return -EROFS;
+	if (off + bytes > dev->size)
+		return -ENOSPC;
+	ret = dev_account(dev, DEV_WRITE, bytes);
+	if (ret)
+		return ret;
+	ret = dev->ops->writev(dev, iov, cnt, off);
+	/* counted once complete: a flush that starts after this covers it */
+	if (ordered)
+		atomic_fetch_add(&dev->order_gen, 1);
+	return ret;
+}
+
+int f2fs_dev_writev_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk)
+{
+	return dev_writev(dev, iov, cnt, blk, true);
+}
+
+int f2fs_dev_writev_inplace(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk)
+{
+	return dev_writev(dev, iov, cnt, blk, false);
+}
+
+int f2fs_dev_flush(struct f2fs_dev *dev)
+{
+	uint64_t gen = atomic_load(&dev->order_gen), seen;
+	int ret;
+
+	if (dev->read_only)
+		return 0;
+	atomic_fetch_add(&dev->st.flushes, 1);
+	ret = dev->ops->flush(dev);
+	if (ret)
+		return ret;
+	/* flushes of several threads finish in any order: keep the largest */
+	seen = atomic_load(&dev->flushed_gen);
+	while (seen < gen && !atomic_compare_exchange_weak(&dev->flushed_gen, &seen, gen))
+		;
+	return 0;
+}
+
+bool f2fs_dev_unflushed(struct f2fs_dev *dev)
+{
+	return atomic_load(&dev->flushed_gen) != atomic_load(&dev->order_gen);
+}
+
+int f2fs_dev_discard(struct f2fs_dev *dev, block_t blk, uint64_t nr)
+{
+	uint64_t off = (uint64_t)blk << dev->blkbits, len = nr << dev->blkbits;
+
+	if (dev->read_only || !dev->ops->discard)
+		return 0;
+	atomic_fetch_add(&dev->st.discards, 1);
+	if (dev->discard_hook)
+		dev->discard_hook(dev->discard_hook_arg, blk, nr);
+	/* advisory: a device that cannot discard loses nothing */
+	dev->ops->discard(dev, off, len);
+	return 0;
+}
