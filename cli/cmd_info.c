@@ -15,10 +15,51 @@ static void cmd_info_help(void)
 	printf("Usage: uf2fs info [-o OPTIONS] IMAGE\n"
 	       "\n"
 	       "Show the geometry, features, checkpoint state and usage of an f2fs image.\n"
+	       "On a partitioned disk that is not f2fs itself, list its partitions.\n"
 	       "\n"
 	       "  -o OPTIONS   library options, comma-separated:\n"
 	       CLI_LIB_OPTS_HELP
 	       "  -h, --help   show this help\n");
+}
+
+static void print_size(uint64_t bytes)
+{
+	static const char units[] = "BKMGT";
+	unsigned int u = 0;
+	double v = bytes;
+
+	while (v >= 1024 && u < sizeof(units) - 2) {
+		v /= 1024;
+		u++;
+	}
+	printf(u ? "%7.1f%c" : "%7.0f%c", v, units[u]);
+}
+
+/* A partitioned disk that is not f2fs itself: what it holds, and how to pick one. */
+static bool info_partitions(const char *image, const struct uf2fs_options *opts)
+{
+	struct uf2fs_options o = *opts;
+	struct uf2fs_partitions parts;
+
+	o.device = image;
+	if (uf2fs_read_partitions(&o, &parts) || !parts.nr || parts.whole_f2fs) {
+		uf2fs_free_partitions(&parts);
+		return false;
+	}
+	printf("%s: a partitioned disk (%s, %u-byte sectors), not an f2fs volume itself\n",
+	       image, parts.table, parts.sector_size);
+	printf("%4s %14s %8s  %-4s  %-36s  %s\n", "part", "start (bytes)", "size", "f2fs",
+	       "type", "name");
+	for (unsigned int i = 0; i < parts.nr; i++) {
+		const struct uf2fs_partition *p = &parts.part[i];
+
+		printf("%4u %14llu ", p->number, (unsigned long long)p->start);
+		print_size(p->size);
+		printf("  %-4s  %-36s  %s\n", p->f2fs ? "yes" : "-", p->type, p->name);
+	}
+	printf("open one with -o partition=NAME or -o partition=N\n");
+	uf2fs_free_partitions(&parts);
+	return true;
 }
 
 int cmd_info(int argc, char **argv)
@@ -45,6 +86,8 @@ int cmd_info(int argc, char **argv)
 		return cli_usage_error("info", "missing IMAGE");
 	if (argc - optind > 1)
 		return cli_usage_error("info", "too many arguments");
+	if (!opts.partition && info_partitions(argv[optind], &opts))
+		return fflush(stdout) ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 	if (cli_mount_image(argv[optind], &opts, &fs))
 		return CLI_EXIT_FAIL;
 	uf2fs_print_info(fs, stdout);

@@ -273,6 +273,12 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 			opts->keyfile = strdup(val);	/* the mount names the error */
 		return opts->keyfile ? 1 : -ENOMEM;
 	}
+	if (klen == 9 && !strncmp(opt, "partition", klen)) {
+		if (!val || !*val)
+			return cli_bad_value("partition", "", "a GPT name or a partition number");
+		opts->partition = strdup(val);
+		return opts->partition ? 1 : -ENOMEM;
+	}
 	if (klen == 18 && !strncmp(opt, "compress_algorithm", klen))
 		return cli_parse_compress_algorithm(opts, val);
 	if (klen == 17 && !strncmp(opt, "compress_log_size", klen))

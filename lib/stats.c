@@ -74,6 +74,10 @@ void uf2fs_print_info(struct uf2fs *fs, FILE *out)
 	fprintf(out, "Version:            %u.%u (made by %.*s)\n", le16(sb->major_ver),
 		le16(sb->minor_ver), (int)strnlen((const char *)sb->init_version, 64),
 		(const char *)sb->init_version);
+	if (sbi->opts.partition)
+		fprintf(out, "Partition:          %s: bytes %llu to %llu of the disk\n",
+			sbi->opts.partition, (unsigned long long)sbi->dev.base,
+			(unsigned long long)(sbi->dev.base + sbi->dev.size));
 	fprintf(out, "Super block:        %s\n", sbi->valid_super_index ? "backup (primary invalid)"
 								  : "primary");
 	fprintf(out, "Features:           ");

@@ -101,6 +101,12 @@ struct uf2fs_options {
 	 * readable by others. Without a key, encrypted trees show no-key names.
 	 */
 	const char *keyfile;
+	/*
+	 * The f2fs volume is one partition of the disk (image, block device,
+	 * ...): a GPT partition by name or number, or an MBR one by number,
+	 * found with libblkid. NULL: the whole disk.
+	 */
+	const char *partition;
 	/* RAM backend only: the image bytes (copied) */
 	const void *ram_image;
 	size_t ram_size;
@@ -150,6 +156,33 @@ struct uf2fs_attr {
 /* Called per directory entry; return non-zero to stop the walk. */
 typedef int (*uf2fs_filldir_t)(void *arg, const char *name, size_t len, uint32_t ino,
 			       unsigned int dtype, uint64_t next_pos);
+
+/* /// Partitions /// */
+
+struct uf2fs_partition {
+	unsigned int number;		/* as the kernel numbers them: sdX<number> */
+	uint64_t start, size;		/* bytes */
+	char name[128];			/* GPT partition name (UTF-8), "" on MBR */
+	char type[40];			/* GPT type GUID, or the MBR type as 0xNN */
+	char uuid[40];			/* GPT partition GUID ("" on MBR) */
+	bool f2fs;			/* an f2fs super block at start + 1024 */
+};
+
+struct uf2fs_partitions {
+	char table[8];			/* "gpt" or "dos"; "" when none was found */
+	unsigned int sector_size;	/* the logical sector size the table uses */
+	bool whole_f2fs;		/* the disk itself starts with an f2fs super block */
+	unsigned int nr;
+	struct uf2fs_partition *part;
+};
+
+/*
+ * The partition table of the disk opts names (opts->partition ignored),
+ * read with libblkid; 512- and 4096-byte sectors are tried (UFS dumps use
+ * 4096). Free with uf2fs_free_partitions.
+ */
+int uf2fs_read_partitions(const struct uf2fs_options *opts, struct uf2fs_partitions *out);
+void uf2fs_free_partitions(struct uf2fs_partitions *parts);
 
 /* /// Mounting /// */
 void uf2fs_default_options(struct uf2fs_options *opts);

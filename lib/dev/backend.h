@@ -32,4 +32,7 @@ int dev_ram_open(struct f2fs_dev *dev, const struct uf2fs_options *opts);
  */
 int dev_sparse_probe(struct f2fs_dev *dev, const uint8_t *mem, uint64_t size);
 
+/* part.c: make dev a window over the partition named (-o partition=NAME|N) */
+int dev_part_select(struct f2fs_dev *dev, const char *want);
+
 #endif

@@ -44,15 +44,10 @@ static int dev_account(struct f2fs_dev *dev, int dir, size_t bytes)
 
 /// Open and the block-run API ///
 
-int f2fs_dev_open(struct f2fs_dev *dev, const struct uf2fs_options *opts)
+static int dev_open_backend(struct f2fs_dev *dev, const struct uf2fs_options *opts)
 {
 	int ret;
 
-	memset(dev, 0, sizeof(*dev));
-	dev->fd = -1;
-	dev->read_only = opts->read_only;
-	dev->blkbits = F2FS_BLKSIZE_BITS;
-	atomic_store(&dev->fail_at, opts->fault_eio_at);
 	if (opts->backend == UF2FS_BACKEND_RAM)
 		return dev_ram_open(dev, opts);
 	if (!opts->device)
@@ -68,6 +63,24 @@ int f2fs_dev_open(struct f2fs_dev *dev, const struct uf2fs_options *opts)
 	if (!ret)
 		dev->ops = opts->backend == UF2FS_BACKEND_URING ? &dev_uring_ops : &dev_psync_ops;
 	return 0;
+}
+
+int f2fs_dev_open(struct f2fs_dev *dev, const struct uf2fs_options *opts)
+{
+	int ret;
+
+	memset(dev, 0, sizeof(*dev));
+	dev->fd = -1;
+	dev->read_only = opts->read_only;
+	dev->blkbits = F2FS_BLKSIZE_BITS;
+	atomic_store(&dev->fail_at, opts->fault_eio_at);
+	ret = dev_open_backend(dev, opts);
+	if (ret || !opts->partition)
+		return ret;
+	ret = dev_part_select(dev, opts->partition);
+	if (ret)
+		f2fs_dev_close(dev);
+	return ret;
 }
 
 void f2fs_dev_close(struct f2fs_dev *dev)
@@ -88,7 +101,7 @@ int f2fs_dev_readv_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt
 
 	if (ret)
 		return ret;
-	return dev->ops->readv(dev, iov, cnt, off);
+	return dev->ops->readv(dev, iov, cnt, dev->base + off);
 }
 
 int f2fs_dev_read_blocks(struct f2fs_dev *dev, void *buf, block_t blkaddr, unsigned int nr)
@@ -112,7 +125,7 @@ static int dev_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, bl
 	ret = dev_account(dev, DEV_WRITE, bytes);
 	if (ret)
 		return ret;
-	ret = dev->ops->writev(dev, iov, cnt, off);
+	ret = dev->ops->writev(dev, iov, cnt, dev->base + off);
 	/* counted once complete: a flush that starts after this covers it */
 	if (ordered)
 		atomic_fetch_add(&dev->order_gen, 1);
@@ -162,6 +175,6 @@ int f2fs_dev_discard(struct f2fs_dev *dev, block_t blk, uint64_t nr)
 	if (dev->discard_hook)
 		dev->discard_hook(dev->discard_hook_arg, blk, nr);
 	/* advisory: a device that cannot discard loses nothing */
-	dev->ops->discard(dev, off, len);
+	dev->ops->discard(dev, dev->base + off, len);
 	return 0;
 }

@@ -43,7 +43,8 @@ struct f2fs_dev_ops {
 struct f2fs_dev {
 	const struct f2fs_dev_ops *ops;
 	int fd;
-	uint64_t size;			/* bytes */
+	uint64_t size;			/* bytes (of the partition, when one is chosen) */
+	uint64_t base;			/* where the chosen partition starts on the disk */
 	bool read_only;
 	void *priv;			/* backend state */
 	char open_error[224];		/* why open failed, where errno says too little */
@@ -100,5 +101,8 @@ int f2fs_dev_flush(struct f2fs_dev *dev);
 bool f2fs_dev_unflushed(struct f2fs_dev *dev);
 /* Tell the device a block range is unused: punched hole or BLKDISCARD. */
 int f2fs_dev_discard(struct f2fs_dev *dev, block_t blk, uint64_t nr);
+
+/* A disk with a partition table was opened whole: a message saying how to pick one. */
+int f2fs_dev_partition_hint(struct f2fs_dev *dev, char *buf, size_t len);
 
 #endif
