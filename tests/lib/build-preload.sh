@@ -10,15 +10,19 @@ BUILD=${1:-${BUILD:-build}}
 case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD;; esac
 obj=$BUILD/preload/obj
 so=$BUILD/preload/libuf2fs-preload.so
+rm -rf "$obj"
 mkdir -p "$obj"
-pkgs="liburing liblz4 libzstd lzo2 zlib libcrypto"
+# the library's pkg-config packages, as the Makefile lists them (less cmocka)
+pkgs=$(sed -n 's/^PKGS *:= *//p' Makefile | sed 's/\<cmocka\>//')
 # libsparse: Debian installs it under android/, with no pkg-config file
 sparse_dir=/usr/lib/$(cc -dumpmachine)/android
 cflags="-std=gnu11 -O2 -g -fPIC -D_GNU_SOURCE -U_FORTIFY_SOURCE -pthread -Iinclude -Ilib \
 	$(pkg-config --cflags $pkgs)"
-for f in lib/*.c; do echo "$f"; done |
+# lib/dev/core.c becomes dev_core.o: module folders may reuse a file name
+for f in lib/*.c lib/*/*.c; do echo "$f"; done |
 	xargs -P "$(nproc)" -I{} sh -c \
-		'cc '"$cflags"' -D_FILE_OFFSET_BITS=64 -c {} -o '"$obj"'/$(basename {} .c).o' >&2
+		'o=$(echo {} | sed "s|^lib/||; s|/|_|g; s|\.c$|.o|"); \
+		 cc '"$cflags"' -D_FILE_OFFSET_BITS=64 -c {} -o '"$obj"'/$o' >&2
 cc $cflags -c tests/stress/preload.c -o "$obj/preload.o" >&2
 cc -shared -o "$so" "$obj"/*.o $(pkg-config --libs $pkgs) -lunistring \
 	-L"$sparse_dir" -Wl,-rpath,"$sparse_dir" -lsparse -pthread -lm -ldl >&2
