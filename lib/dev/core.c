@@ -57,6 +57,10 @@ int f2fs_dev_open(struct f2fs_dev *dev, const struct uf2fs_options *opts)
 		return dev_ram_open(dev, opts);
 	if (!opts->device)
 		return -EINVAL;
+	if (dev_is_nbd_uri(opts->device))
+		return dev_nbd_open(dev, opts, NULL);
+	if (dev_vm_format(opts->device, opts))
+		return dev_nbd_open(dev, opts, dev_vm_format(opts->device, opts));
 	ret = dev_fd_open(dev, opts->device);
 	if (ret)
 		return ret;
