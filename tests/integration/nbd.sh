@@ -16,6 +16,9 @@
 #            mount's log says the server is lost, unmount does not hang; the
 #            image is fsck clean after the next mount (its recovery) and
 #            reads back everything written before the last checkpoint
+#   stall    nbdkit stopped (SIGSTOP) under a rw mount with nbd_timeout=3:
+#            the create or fsync fails with EIO after about 3 s, not a hang; clean after
+#            a remount
 #
 #   KEEP_TMP=1 tests/integration/nbd.sh
 set -euo pipefail
@@ -172,5 +175,32 @@ cmp "$SRC/big.bin" "$MNT/before/big.bin" || fail "data of the last checkpoint lo
 umount_uf2fs "$MNT" || fail "unmount after recovery"
 stop_nbdkit "$KIT"
 fsck_clean "$TMP/kill.img" || fail "not clean after the recovery mount"
+
+step "stall: a stopped server, nbd_timeout=3"
+cp "$IMG" "$TMP/stall.img"
+start_nbdkit KIT -U "$SOCK" file "$TMP/stall.img"
+mount_uf2fs "$URI" "$MNT" rw,nbd_timeout=3 || fail "rw mount (stall)"
+kill -STOP "$KIT"
+T0=$SECONDS
+rc=0
+"$PY" -c 'import os, sys
+try:
+    fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o644)
+    os.write(fd, b"x" * 65536)
+    os.fsync(fd)
+except OSError as e:
+    sys.exit(0 if e.errno == 5 else 2)
+sys.exit(1)' "$MNT/stalled" || rc=$?
+T1=$((SECONDS - T0))
+kill -CONT "$KIT"
+[ "$rc" = 0 ] || fail "create+fsync on a stopped server did not fail with EIO (exit $rc)"
+(( T1 >= 2 && T1 < 15 )) || fail "EIO after ${T1} s with nbd_timeout=3"
+log "EIO after ${T1} s"
+umount_uf2fs "$MNT" || true
+grep -q "no reply in 3 s" "$(mount_log "$MNT")" || fail "the mount's log does not name the timeout"
+mount_uf2fs "$URI" "$MNT" rw || fail "remount after the stall"
+umount_uf2fs "$MNT" || fail "unmount after the stall"
+stop_nbdkit "$KIT"
+fsck_clean "$TMP/stall.img" || fail "not clean after the stall and remount"
 
 pass "NBD over Unix and TCP, read-only exports, qcow2 overlay, server killed mid-write"
