@@ -352,16 +352,16 @@ static int nbd_connect_vm(struct nbd_handle *h, const char *path, const char *fo
 	return nbd_connect_systemd_socket_activation(h, argv);
 }
 
-static bool qemu_nbd_found(void)
+/* The qemu-nbd that socket activation will run (execvp's PATH search), for info. */
+static bool qemu_nbd_find(char *buf, size_t len)
 {
 	const char *path = getenv("PATH");
-	char buf[4096];
 
 	for (const char *p = path ? path : "/usr/bin:/bin"; p && *p; ) {
 		const char *end = strchr(p, ':');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
+		int n = end ? (int)(end - p) : (int)strlen(p);
 
-		snprintf(buf, sizeof(buf), "%.*s/qemu-nbd", (int)len, p);
+		snprintf(buf, len, "%.*s/qemu-nbd", n, p);
 		if (!access(buf, X_OK))
 			return true;
 		p = end ? end + 1 : NULL;
@@ -386,15 +386,17 @@ static int nbd_connect_image(struct f2fs_dev *dev, struct nbd_dev *nd,
 	const char *image = opts->device;
 
 	if (format) {
-		if (!qemu_nbd_found())
+		char qemu_nbd[160];
+
+		if (!qemu_nbd_find(qemu_nbd, sizeof(qemu_nbd)))
 			return nbd_fail(dev, nd, -ENOENT, "%s", "a VM disk image needs qemu-nbd"
 					" (Debian: qemu-utils), which is not on PATH");
 		if (access(image, opts->read_only ? R_OK : R_OK | W_OK))
 			return nbd_fail(dev, nd, -errno, "%s", strerror(errno));
 		if (nbd_connect_vm(nd->h, image, format, opts->read_only))
 			return nbd_fail(dev, nd, -EIO, "qemu-nbd: %s", nbd_get_error());
-		snprintf(dev->source, sizeof(dev->source), "%s through qemu-nbd (socket activation)",
-			 format);
+		snprintf(dev->source, sizeof(dev->source), "%s through %s (socket activation)",
+			 format, qemu_nbd);
 		return 0;
 	}
 	if (nbd_apply_tls(nd->h, opts) || nbd_connect_uri(nd->h, image))
