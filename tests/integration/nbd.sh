@@ -36,7 +36,7 @@ _nbd_cleanup() {
 	local p
 	for p in "${NBDKITS[@]}"; do kill "$p" 2>/dev/null || true; done
 }
-trap '_nbd_cleanup; _cleanup' EXIT
+trap '_rc=$?; (exit $_rc); _cleanup; _nbd_cleanup' EXIT
 
 # start_nbdkit PIDVAR ARGS...: nbdkit in the background, its pid in PIDVAR.
 start_nbdkit() {
