@@ -124,6 +124,17 @@ static void nbd_wake(struct nbd_dev *nd)
 		return;	/* the counter is full: the thread is awake anyway */
 }
 
+/*
+ * After a submission (nd->lock held): libnbd sends a command from within the
+ * aio call when the socket takes it, and the I/O thread already polls for the
+ * replies; it needs waking only when something is left to send (POLLOUT).
+ */
+static void nbd_kick(struct nbd_dev *nd)
+{
+	if (nbd_aio_get_direction(nd->h) & LIBNBD_AIO_DIRECTION_WRITE)
+		nbd_wake(nd);
+}
+
 /* Wait for w's commands, at most the timeout; called with nd->lock held. */
 static int nbd_wait_all(struct nbd_dev *nd, struct nbd_wait *w)
 {
@@ -173,7 +184,7 @@ static int nbd_rw(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64
 			w.pending++;
 		}
 	}
-	nbd_wake(nd);
+	nbd_kick(nd);
 	ret = nbd_wait_all(nd, &w);
 	pthread_mutex_unlock(&nd->lock);
 	return ret;
@@ -204,7 +215,7 @@ static int nbd_one(struct f2fs_dev *dev, bool trim, uint64_t off, uint64_t len)
 
 		if (cookie >= 0) {
 			w.pending = 1;
-			nbd_wake(nd);
+			nbd_kick(nd);
 		} else {
 			nbd_set_dead(nd, nbd_get_error());
 		}
