@@ -4,7 +4,8 @@
 #
 #   unix     nbdkit's file plugin over a Unix socket (nbd+unix:///?socket=):
 #            a read-write FUSE mount copies a tree in, offline put/get/ls/info
-#            work on the URI; the file is fsck clean and holds the tree
+#            work on the URI, and `uf2fs umount` of a daemon mount of it;
+#            the file is fsck clean and holds the tree
 #   tcp      nbdkit's memory plugin on 127.0.0.1 (nbd://127.0.0.1:PORT), loaded
 #            with qemu-img: put, get, info; the export copied back out is clean
 #   ro       a read-only export (nbdkit -r) is refused for writes with a
@@ -85,6 +86,11 @@ echo "offline put" >"$TMP/put.txt"
 cmp "$TMP/put.txt" "$TMP/out-unix/put.txt" || fail "put.txt differs"
 rm "$TMP/out-unix/put.txt"
 compare_tree "$SRC" "$TMP/out-unix" --no-owner --no-root --quiet || fail "tree differs (unix)"
+log "uf2fs mount (daemon) and uf2fs umount of the URI"
+"$UF2FS" mount "$URI" "$MNT" -o rw || fail "daemon mount of $URI"
+echo "daemon" >"$MNT/daemon.txt"
+"$UF2FS" umount "$MNT" || fail "uf2fs umount of an NBD mount (checks its final checkpoint)"
+"$UF2FS" cat "$URI" /daemon.txt | grep -q "daemon" || fail "daemon.txt lost"
 stop_nbdkit "$KIT"
 fsck_clean "$IMG" || fail "image not clean after writes through nbd+unix"
 "$UF2FS" get "$IMG" /big.bin "$TMP/big.local"
