@@ -25,13 +25,14 @@ BUILD   := build-san-$(subst $(comma),-,$(SAN))
 SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
-PKGS    := fuse3 liburing liblz4 libzstd lzo2 zlib cmocka libcrypto blkid
+PKGS    := fuse3 liburing liblz4 libzstd lzo2 zlib cmocka libcrypto libnbd blkid
 # Debian packages: build deps, then tools used by tests, demo and bench.
 DEB_BUILD := libfuse3-dev fuse3 liburing-dev liblz4-dev libzstd-dev liblzo2-dev zlib1g-dev \
-	libcmocka-dev pkg-config libunistring-dev libssl-dev android-libsparse-dev libblkid-dev
+	libcmocka-dev pkg-config libunistring-dev libssl-dev android-libsparse-dev \
+	libnbd-dev qemu-utils libblkid-dev
 DEB_TOOLS := f2fs-tools fio fuse2fs e2fsprogs python3 qemu-system-x86 linux-image-amd64 \
 	busybox-static cpio zstd xz-utils attr acl fsverity android-sdk-libsparse-utils strace \
-	python3-matplotlib quota linux-headers-amd64 linux-source-6.1 gdisk
+	python3-matplotlib quota linux-headers-amd64 linux-source-6.1 nbdkit gdisk fdisk
 
 .DEFAULT_GOAL := all
 
@@ -64,7 +65,7 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D_GNU_SOURCE -D_FILE_OFFS
 # libunistring (casefolding) and Debian's libsparse (Android sparse images, installed
 # under android/ with no pkg-config file) are linked by name.
 SPARSE_LIBDIR := /usr/lib/$(shell $(CC) -dumpmachine 2>/dev/null)/android
-LIBS    = $(shell pkg-config --libs fuse3 liburing liblz4 libzstd lzo2 zlib libcrypto blkid 2>/dev/null) \
+LIBS    = $(shell pkg-config --libs fuse3 liburing liblz4 libzstd lzo2 zlib libcrypto libnbd blkid 2>/dev/null) \
 	-lunistring -L$(SPARSE_LIBDIR) -Wl,-rpath,$(SPARSE_LIBDIR) -lsparse -pthread -lm
 LDFLAGS += $(SANFLAGS)
 

@@ -49,6 +49,7 @@ import sys
 import tempfile
 import time
 
+import nbd_bench  # noqa: E402
 import plot
 import tree
 
@@ -296,7 +297,7 @@ def main():
     runtime = int(env("BENCH_RUNTIME", "10" if quick else "20"))
     # BENCH_TREE=1: only the everyday-use rows (bench/tree.py)
     parts = env("BENCH_PARTS", "tree dirops" if env("BENCH_TREE", "0") == "1" else
-                "read write osync precache sparse tree dirops").split()
+                "read write osync precache sparse nbd tree dirops").split()
     tree_reps = int(env("BENCH_TREE_REPS", str(min(reps, 3))))
     fsync_rt = int(env("BENCH_FSYNC_RUNTIME", "1" if quick else "2"))
     wsize = parse_size(env("BENCH_WSIZE", str(size // 2 if quick else size)))
@@ -331,6 +332,7 @@ def main():
     osync_stats = {}  # target -> [`uf2fs stats` text after each WB_OSYNC run]
     precache = None
     sparse_get = None
+    nbd_res = None
     try:
         # ================= reads =================
         if "read" in parts:
@@ -639,6 +641,11 @@ def main():
             sparse_get = measure_sparse_get(base, uf2fs, parse_size(
                 env("BENCH_SPARSE_TREE", "16M" if quick else "200M")), reps)
 
+        # ================= NBD and qcow2 sources (nbd_bench.py) =================
+        if "nbd" in parts and (not only or "uf2fs" in only.split()):
+            nbd_res = nbd_bench.run_nbd(base, uf2fs, parse_size(env(
+                "BENCH_NBD_SIZE", "32M" if quick else "128M")), bss, reps, runtime, fio, log)
+
         # ================= report =================
         elapsed = time.time() - t_start
         now = datetime.datetime.now()
@@ -650,6 +657,8 @@ def main():
                                                 runtime=runtime, wsize=wsize))
         if sparse_get:
             md += report_sparse_get(sparse_get)
+        if nbd_res:
+            md += nbd_bench.report(nbd_res, bss)
         tmd, trows, drows = tree.report(wtargets, tsamples, dsamples, tree_info, tree_reps)
         if tmd:     # before the closing run time line
             head, tail = md.rstrip("\n").rsplit("\nRun time", 1)
@@ -683,6 +692,10 @@ def main():
                "osync_stats": {n: [{"text": s, "write_hist": parse_hist(s)} for s in v]
                                for n, v in osync_stats.items()},
                "precache": precache, "sparse_get": sparse_get,
+               "nbd": nbd_res and {"error": nbd_res["error"], "size": nbd_res["size"],
+                                   "samples": [{"workload": k[0], "bs": k[1], "source": k[2],
+                                                "mib_s": v}
+                                               for k, v in sorted(nbd_res["samples"].items())]},
                "elapsed_s": elapsed, "loadavg_start_end": load,
                "tree": tree_info, "tree_reps": tree_reps,
                "tree_samples": [{"step": k[0], "target": k[1], "seconds": v}

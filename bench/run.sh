@@ -35,9 +35,12 @@
 #                   (read: tmpfs ceiling fuse2fs uf2fs uf2fs-o0 uf2fs-dio uf2fs-uring;
 #                   write: tmpfs ceiling fuse2fs uf2fs uf2fs-wbc uf2fs-o0 uf2fs-nowbc, and
 #                   ceiling-x, passthrough_ll -o xattr, only when named)
-#   BENCH_PARTS="read write osync precache sparse tree dirops"   which parts run (sparse:
+#   BENCH_PARTS="read write osync precache sparse nbd tree dirops"   which parts run (sparse:
 #                   `uf2fs get` of a BENCH_SPARSE_TREE=200M tree from a raw image and from its
-#                   img2simg conversion; tree, dirops: bench/tree.py; BENCH_TREE=1 runs only those)
+#                   img2simg conversion; nbd: bench/nbd_bench.py, fio through mounts of a raw
+#                   image, the same served by nbdkit over a Unix socket, its qcow2 through
+#                   qemu-nbd, BENCH_NBD_SIZE=128M; tree, dirops: bench/tree.py; BENCH_TREE=1
+#                   runs only those)
 #   BENCH_WSIZE=SIZE            write file size (default BENCH_SIZE; quick: half)
 #   BENCH_FSYNC_RUNTIME=S       bound of the fsync-per-write rows (2; quick 1)
 #   BENCH_DD_COUNT=N            dd count of 2M blocks (500; quick: file size)

@@ -175,13 +175,15 @@ static int umount_check_image(const struct umount_req *r, const struct uf2fs_mou
 	bool clean;
 	int ret;
 
-	if (stat(info->image, &st) < 0 || st.st_dev != info->image_dev ||
-	    st.st_ino != info->image_ino) {
+	uf2fs_default_options(&opts);
+	/* an NBD URI names no file: its server answers for what it serves */
+	if (uf2fs_image_kind(info->image, &opts) != UF2FS_IMAGE_NBD &&
+	    (stat(info->image, &st) < 0 || st.st_dev != info->image_dev ||
+	     st.st_ino != info->image_ino)) {
 		cli_error("%s: cannot check the final checkpoint: %s is gone or replaced",
 			  r->mnt, info->image);
 		return -ENOENT;
 	}
-	uf2fs_default_options(&opts);
 	opts.device = info->image;
 	opts.read_only = true;
 	opts.quiet = true;

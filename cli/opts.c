@@ -8,6 +8,7 @@
  * accept exactly the same keys and values, and report bad values the same way.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +202,29 @@ static int cli_parse_compress_extension(struct uf2fs_options *opts, const char *
 	return 1;
 }
 
+/*
+ * Where the image lives (lib/dev/nbd.c): format= for a VM disk, libnbd's TLS
+ * settings for nbds://. The values are kept for the whole run.
+ */
+static bool cli_apply_source_option(struct uf2fs_options *opts, const char *opt, size_t klen,
+				    const char *val)
+{
+	static const struct { const char *key; size_t off; } keys[] = {
+		{ "format", offsetof(struct uf2fs_options, image_format) },
+		{ "tls_certificates", offsetof(struct uf2fs_options, tls_certificates) },
+		{ "tls_psk_file", offsetof(struct uf2fs_options, tls_psk_file) },
+		{ "tls_username", offsetof(struct uf2fs_options, tls_username) },
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (strlen(keys[i].key) == klen && !strncmp(opt, keys[i].key, klen)) {
+			*(const char **)((char *)opts + keys[i].off) = strdup(val);
+			return true;
+		}
+	}
+	return false;
+}
+
 int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 {
 	const char *val = strchr(opt, '=');
@@ -295,6 +319,10 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 		opts->quota_enforce = 0;
 		return 1;
 	}
+	if (klen == 11 && !strncmp(opt, "nbd_timeout", klen))
+		return cli_parse_secs("nbd_timeout", val, &opts->nbd_timeout);
+	if (val && *val && cli_apply_source_option(opts, opt, klen, val))
+		return 1;
 	if (!strcmp(opt, "compress_chksum")) {
 		opts->compress.chksum = true;
 		return 1;
@@ -372,6 +400,12 @@ int cli_mount_image(const char *image, struct uf2fs_options *opts, struct uf2fs 
 {
 	int ret;
 
+	/*
+	 * An NBD URI has no file; a VM disk is locked by the qemu-nbd serving
+	 * it (our lock would make qemu's fail). The library checks both.
+	 */
+	if (uf2fs_image_kind(image, opts) != UF2FS_IMAGE_FILE)
+		goto mount;
 	/* The commonest mistake gets the plain coreutils message, and only that. */
 	if (access(image, opts->read_only ? R_OK : R_OK | W_OK) < 0) {
 		ret = -errno;
@@ -385,6 +419,7 @@ int cli_mount_image(const char *image, struct uf2fs_options *opts, struct uf2fs 
 		fprintf(stderr, "uf2fs: %s: %s\n", image, strerror(-ret));
 		return ret;
 	}
+mount:
 	opts->device = image;
 	*fs = NULL;
 	ret = uf2fs_mount(opts, fs);

@@ -42,7 +42,11 @@
 	"                           zstd[:1..22] or lzo-rle (rw; as Linux f2fs)\n" \
 	"    compress_log_size=N    2^N blocks per cluster, 2 (default) to 8\n" \
 	"    compress_chksum        store a checksum with each compressed cluster\n" \
-	"    compress_extension=E   create files named *.E compressed (\"*\": all)\n"
+	"    compress_extension=E   create files named *.E compressed (\"*\": all)\n" \
+	"    format=FMT             IMAGE's format: raw, or one qemu-nbd serves (qcow2,\n" \
+	"                           vmdk, vdi, vhdx, qed, ...); default: probed\n" \
+	"    nbd_timeout=S          an NBD request fails with EIO after S seconds (30)\n" \
+	"    tls_certificates=DIR, tls_psk_file=FILE, tls_username=NAME  TLS for nbds://\n"
 
 /* A byte count with an optional K/M/G/T (binary) suffix, e.g. "64M". */
 int cli_parse_size(const char *str, uint64_t *out);

@@ -714,6 +714,8 @@ static int fuse_daemon_start(struct fuse_cl *cl, struct fuse_args *args)
 	if (!mountpoint)
 		return FUSE_EXIT_FAIL;
 	u.image_abs = realpath(cl->image, NULL);
+	if (!u.image_abs && uf2fs_image_kind(cl->image, &cl->lib) == UF2FS_IMAGE_NBD)
+		u.image_abs = strdup(cl->image);	/* a URI: `uf2fs umount` reopens it */
 	fuse_idmap_init(cl->fakeroot, cl->map_uid, cl->map_gid);
 	u.conn_opts = fuse_parse_conn_info_opts(args);
 	if (!u.conn_opts || fuse_cl_default_opts(cl, args) < 0)

@@ -66,6 +66,8 @@ void uf2fs_print_info(struct uf2fs *fs, FILE *out)
 	uint32_t flags = le32(cp->ckpt_flags);
 	uint64_t user = le64(cp->user_block_count), valid = le64(cp->valid_block_count);
 
+	fprintf(out, "Source:             %s\n", sbi->dev.source[0] ? sbi->dev.source :
+		sbi->opts.device ? "local file or block device" : "memory");
 	fprintf(out, "Volume name:        ");
 	print_volume_name(sb, out);
 	fprintf(out, "\nUUID:               %02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"

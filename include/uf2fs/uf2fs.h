@@ -107,6 +107,19 @@ struct uf2fs_options {
 	 * found with libblkid. NULL: the whole disk.
 	 */
 	const char *partition;
+	 * Images that are not a raw local file (lib/dev/nbd.c): device may be
+	 * an NBD URI (nbd://, nbds://, nbd+unix://, ...), or a VM disk (qcow2,
+	 * VMDK, VDI, VHDX, QED, ...) served by a qemu-nbd that uf2fs starts.
+	 * image_format: the qemu format to use ("raw" disables the probe);
+	 * NULL probes the header. nbd_timeout: seconds a request may wait for
+	 * the server before it fails with EIO and the device is dead (0: 30).
+	 * tls_*: libnbd's TLS settings for nbds:// (NULL: libnbd's default).
+	 */
+	const char *image_format;
+	unsigned int nbd_timeout;
+	const char *tls_certificates;
+	const char *tls_psk_file;
+	const char *tls_username;
 	/* RAM backend only: the image bytes (copied) */
 	const void *ram_image;
 	size_t ram_size;
@@ -324,6 +337,18 @@ int uf2fs_setxattr(struct uf2fs *fs, uint32_t ino, const char *name, const void 
 int uf2fs_removexattr(struct uf2fs *fs, uint32_t ino, const char *name);
 int uf2fs_set_flags(struct uf2fs *fs, uint32_t ino, uint32_t flags);
 bool uf2fs_is_read_only(const struct uf2fs *fs);
+
+enum uf2fs_image_kind {
+	UF2FS_IMAGE_FILE = 0,	/* a raw file or block device, opened directly */
+	UF2FS_IMAGE_NBD,	/* an NBD URI */
+	UF2FS_IMAGE_VMDISK,	/* a VM disk file, served through qemu-nbd */
+};
+/*
+ * What kind of image a device string names, with the options' format=
+ * override: front ends skip their file checks and lock for NBD and VM disks
+ * (the lock is qemu-nbd's there, and a URI has no file). < 0: unreadable.
+ */
+int uf2fs_image_kind(const char *image, const struct uf2fs_options *opts);
 /* The image has the casefold feature: some directories may match names by case. */
 bool uf2fs_casefold_enabled(const struct uf2fs *fs);
 /*

@@ -34,5 +34,12 @@ int dev_sparse_probe(struct f2fs_dev *dev, const uint8_t *mem, uint64_t size);
 
 /* part.c: make dev a window over the partition named (-o partition=NAME|N) */
 int dev_part_select(struct f2fs_dev *dev, const char *want);
+/*
+ * nbd.c: NBD URIs and VM disks (through qemu-nbd). dev_vm_format: the qemu
+ * format of image (probed, or -o format=), NULL for a raw file.
+ */
+bool dev_is_nbd_uri(const char *image);
+const char *dev_vm_format(const char *image, const struct uf2fs_options *opts);
+int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const char *format);
 
 #endif

@@ -48,6 +48,7 @@ struct f2fs_dev {
 	bool read_only;
 	void *priv;			/* backend state */
 	char open_error[224];		/* why open failed, where errno says too little */
+	char source[256];		/* where the image lives, if not a local file (info) */
 	uint8_t *ram;			/* RAM backend */
 	bool ram_owned;			/* ram is our copy, freed on close */
 	bool is_blkdev;

@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The NBD backend: images that are not a raw local file. An NBD URI
+ * (nbd://, nbds://, nbd+unix://, everything nbd_connect_uri parses) is
+ * served by its server; a VM disk (qcow2, VMDK, VDI, VHDX, QED, ... found by
+ * the magic at the start of the file, or named by -o format=) by a qemu-nbd
+ * that libnbd starts with socket activation (no port, no root) and that
+ * exits when the handle closes. Both are one libnbd handle.
+ *
+ * Concurrency: one handle, libnbd's asynchronous API. Caller threads submit
+ * their commands (one per iovec segment, so a vectored request is several
+ * commands in flight) and sleep on a condition variable; one I/O thread polls
+ * the socket and drives the handle. One handle rather than one per thread,
+ * because socket activation starts one qemu-nbd per handle (several servers
+ * on one qcow2 would each cache its metadata), and because a flush on one
+ * connection covers the writes of another only when the server offers
+ * multi-conn. Every libnbd call runs under nd->lock, so a completion callback
+ * (which runs inside one of them) and a waiter that gives up never race.
+ *
+ * Failure: a request that waits longer than nbd_timeout seconds, or a server
+ * that closes the connection, makes the device dead: that request and every
+ * later one fail with EIO, one message says why, and libnbd is not called
+ * again (so no late reply can land in a buffer whose caller has gone).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libnbd.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+
+#define NBD_DEFAULT_TIMEOUT	30	/* seconds */
+#define NBD_MAX_CMD		(8u << 20)	/* below every server's 32 MiB limit */
+
+struct nbd_dev {
+	struct nbd_handle *h;
+	pthread_t io_thread;
+	int wake_fd;			/* eventfd: a submission changed what to poll for */
+	pthread_mutex_t lock;		/* every libnbd call, and the fields below */
+	pthread_cond_t done;
+	bool dead, stop, can_trim, can_flush;
+	unsigned int timeout;
+	const char *name;		/* the image string, for messages */
+};
+
+/* One caller's request: commands in flight and the first error. */
+struct nbd_wait {
+	struct nbd_dev *nd;
+	unsigned int pending;
+	int err;
+};
+
+/// The I/O thread ///
+
+static void nbd_set_dead(struct nbd_dev *nd, const char *why)
+{
+	if (!why)
+		why = "unknown error";
+	if (!nd->dead)
+		fprintf(stderr, "uf2fs: %s: NBD server lost (%s): I/O fails with EIO from now on;"
+			" remount once the server is back\n", nd->name, why);
+	nd->dead = true;
+	pthread_cond_broadcast(&nd->done);
+}
+
+/* Runs inside a libnbd call, so with nd->lock held. */
+static int nbd_cmd_done(void *arg, int *error)
+{
+	struct nbd_wait *w = arg;
+
+	if (w->nd->dead)
+		return 1;	/* the waiter has gone: its frame is no longer ours */
+	if (*error && !w->err)
+		w->err = -*error;
+	if (!--w->pending)
+		pthread_cond_broadcast(&w->nd->done);
+	return 1;
+}
+
+static void *nbd_io_main(void *arg)
+{
+	struct nbd_dev *nd = arg;
+	struct pollfd p[2] = { { .fd = -1 }, { .fd = nd->wake_fd, .events = POLLIN } };
+	uint64_t junk;
+
+	pthread_mutex_lock(&nd->lock);
+	while (!nd->stop && !nd->dead) {
+		unsigned int dir = nbd_aio_get_direction(nd->h);
+
+		p[0].fd = nbd_aio_get_fd(nd->h);
+		p[0].events = (dir & LIBNBD_AIO_DIRECTION_READ ? POLLIN : 0) |
+			      (dir & LIBNBD_AIO_DIRECTION_WRITE ? POLLOUT : 0);
+		pthread_mutex_unlock(&nd->lock);
+		poll(p, 2, 1000);
+		pthread_mutex_lock(&nd->lock);
+		if (p[1].revents & POLLIN && read(nd->wake_fd, &junk, sizeof(junk)) < 0)
+			junk = 0;
+		if (nd->stop || nd->dead)
+			break;
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+			nbd_aio_notify_read(nd->h);
+		else if (p[0].revents & POLLOUT)
+			nbd_aio_notify_write(nd->h);
+		if (nbd_aio_is_dead(nd->h) || nbd_aio_is_closed(nd->h))
+			nbd_set_dead(nd, "connection closed");
+	}
+	pthread_mutex_unlock(&nd->lock);
+	return NULL;
+}
+
+/// Requests ///
+
+static void nbd_wake(struct nbd_dev *nd)
+{
+	uint64_t one = 1;
+
+	if (write(nd->wake_fd, &one, sizeof(one)) < 0)
+		return;	/* the counter is full: the thread is awake anyway */
+}
+
+/*
+ * After a submission (nd->lock held): libnbd sends a command from within the
+ * aio call when the socket takes it, and the I/O thread already polls for the
+ * replies; it needs waking only when something is left to send (POLLOUT).
+ */
+static void nbd_kick(struct nbd_dev *nd)
+{
+	if (nbd_aio_get_direction(nd->h) & LIBNBD_AIO_DIRECTION_WRITE)
+		nbd_wake(nd);
+}
+
+/* Wait for w's commands, at most the timeout; called with nd->lock held. */
+static int nbd_wait_all(struct nbd_dev *nd, struct nbd_wait *w)
+{
+	struct timespec deadline;
+
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += nd->timeout;
+	while (w->pending && !nd->dead) {
+		if (pthread_cond_timedwait(&nd->done, &nd->lock, &deadline) == ETIMEDOUT &&
+		    w->pending) {
+			char why[64];
+
+			snprintf(why, sizeof(why), "no reply in %u s", nd->timeout);
+			nbd_set_dead(nd, why);
+		}
+	}
+	if (w->pending)
+		return -EIO;
+	return w->err ? -EIO : 0;
+}
+
+/* Submit one command per segment (split at NBD_MAX_CMD), then wait for all. */
+static int nbd_rw(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off,
+		  bool write)
+{
+	struct nbd_dev *nd = dev->priv;
+	struct nbd_wait w = { .nd = nd };
+	nbd_completion_callback cb = { .callback = nbd_cmd_done, .user_data = &w };
+	int ret;
+
+	pthread_mutex_lock(&nd->lock);
+	for (int i = 0; i < cnt && !nd->dead; i++) {
+		uint8_t *buf = iov[i].iov_base;
+
+		for (size_t done = 0, n; done < iov[i].iov_len; done += n, off += n) {
+			int64_t cookie;
+
+			n = iov[i].iov_len - done;
+			if (n > NBD_MAX_CMD)
+				n = NBD_MAX_CMD;
+			cookie = write ? nbd_aio_pwrite(nd->h, buf + done, n, off, cb, 0) :
+					 nbd_aio_pread(nd->h, buf + done, n, off, cb, 0);
+			if (cookie < 0) {
+				nbd_set_dead(nd, nbd_get_error());
+				break;
+			}
+			w.pending++;
+		}
+	}
+	nbd_kick(nd);
+	ret = nbd_wait_all(nd, &w);
+	pthread_mutex_unlock(&nd->lock);
+	return ret;
+}
+
+static int nbd_readv(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
+{
+	return nbd_rw(dev, iov, cnt, off, false);
+}
+
+static int nbd_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
+{
+	return nbd_rw(dev, iov, cnt, off, true);
+}
+
+/* FLUSH or TRIM: one command. */
+static int nbd_one(struct f2fs_dev *dev, bool trim, uint64_t off, uint64_t len)
+{
+	struct nbd_dev *nd = dev->priv;
+	struct nbd_wait w = { .nd = nd };
+	nbd_completion_callback cb = { .callback = nbd_cmd_done, .user_data = &w };
+	int ret = -EIO;
+
+	pthread_mutex_lock(&nd->lock);
+	if (!nd->dead) {
+		int64_t cookie = trim ? nbd_aio_trim(nd->h, len, off, cb, 0) :
+					nbd_aio_flush(nd->h, cb, 0);
+
+		if (cookie >= 0) {
+			w.pending = 1;
+			nbd_kick(nd);
+		} else {
+			nbd_set_dead(nd, nbd_get_error());
+		}
+		ret = nbd_wait_all(nd, &w);
+	}
+	pthread_mutex_unlock(&nd->lock);
+	return ret;
+}
+
+static int nbd_dev_flush(struct f2fs_dev *dev)
+{
+	struct nbd_dev *nd = dev->priv;
+
+	/* a server without FLUSH writes through (or promises nothing more) */
+	if (!nd->can_flush)
+		return nd->dead ? -EIO : 0;
+	return nbd_one(dev, false, 0, 0);
+}
+
+static int nbd_discard(struct f2fs_dev *dev, uint64_t off, uint64_t len)
+{
+	struct nbd_dev *nd = dev->priv;
+
+	if (!nd->can_trim)
+		return 0;
+	return nbd_one(dev, true, off, len);
+}
+
+static void nbd_dev_close(struct f2fs_dev *dev)
+{
+	struct nbd_dev *nd = dev->priv;
+
+	if (!nd)
+		return;
+	pthread_mutex_lock(&nd->lock);
+	nd->stop = true;
+	pthread_mutex_unlock(&nd->lock);
+	nbd_wake(nd);
+	pthread_join(nd->io_thread, NULL);
+	/* a clean NBD_CMD_DISC; qemu-nbd then exits and nbd_close reaps it */
+	if (!nd->dead)
+		nbd_shutdown(nd->h, 0);
+	nbd_close(nd->h);
+	close(nd->wake_fd);
+	pthread_mutex_destroy(&nd->lock);
+	pthread_cond_destroy(&nd->done);
+	free(nd);
+	dev->priv = NULL;
+}
+
+static const struct f2fs_dev_ops dev_nbd_ops = {
+	.readv = nbd_readv,
+	.writev = nbd_writev,
+	.flush = nbd_dev_flush,
+	.discard = nbd_discard,
+	.close = nbd_dev_close,
+};
+
+/// Probing ///
+
+bool dev_is_nbd_uri(const char *image)
+{
+	/* nbd://, nbds://, nbd+unix://, nbds+unix://, nbd+vsock://, ... */
+	return !strncmp(image, "nbd://", 6) || !strncmp(image, "nbds://", 7) ||
+	       !strncmp(image, "nbd+", 4) || !strncmp(image, "nbds+", 5);
+}
+
+struct vm_magic {
+	const char *format;
+	unsigned int off;
+	const char *magic;
+	unsigned int len;
+};
+
+/* The formats' own magics (qemu's block drivers probe the same bytes). */
+static const struct vm_magic vm_magics[] = {
+	{ "qcow2", 0, "QFI\xfb\0\0\0\x02", 8 },
+	{ "qcow2", 0, "QFI\xfb\0\0\0\x03", 8 },
+	{ "qcow", 0, "QFI\xfb\0\0\0\x01", 8 },
+	{ "qed", 0, "QED\0", 4 },
+	{ "vmdk", 0, "KDMV", 4 },
+	{ "vmdk", 0, "# Disk DescriptorFile", 21 },
+	{ "vdi", 0x40, "\x7f\x10\xda\xbe", 4 },
+	{ "vhdx", 0, "vhdxfile", 8 },
+	{ "vpc", 0, "conectix", 8 },
+	{ "parallels", 0, "WithoutFreeSpace", 16 },
+	{ "parallels", 0, "WithouFreSpacExt", 16 },
+};
+
+/* The VM disk format of a file by its header, or NULL for anything else. */
+static const char *dev_probe_vm_format(const char *path)
+{
+	uint8_t head[128];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	n = pread(fd, head, sizeof(head), 0);
+	close(fd);
+	for (size_t i = 0; i < sizeof(vm_magics) / sizeof(vm_magics[0]); i++) {
+		const struct vm_magic *m = &vm_magics[i];
+
+		if (n >= (ssize_t)(m->off + m->len) && !memcmp(head + m->off, m->magic, m->len))
+			return m->format;
+	}
+	return NULL;
+}
+
+/* The qemu format to open image with; NULL: a raw file opened directly. */
+const char *dev_vm_format(const char *image, const struct uf2fs_options *opts)
+{
+	if (opts->image_format)
+		return strcmp(opts->image_format, "raw") ? opts->image_format : NULL;
+	return dev_probe_vm_format(image);
+}
+
+/// Open ///
+
+static int nbd_fail(struct f2fs_dev *dev, struct nbd_dev *nd, int err, const char *fmt,
+		    const char *arg)
+{
+	snprintf(dev->open_error, sizeof(dev->open_error), fmt, arg);
+	if (nd->h)
+		nbd_close(nd->h);
+	if (nd->wake_fd >= 0)
+		close(nd->wake_fd);
+	free(nd);
+	return err;
+}
+
+static int nbd_connect_vm(struct nbd_handle *h, const char *path, const char *format,
+			  bool read_only)
+{
+	char fmt_arg[64];
+	/* --discard=unmap: TRIM frees clusters; cache=writeback: FLUSH reaches the disk */
+	char *argv[7] = { "qemu-nbd", fmt_arg, "--discard=unmap", "--cache=writeback" };
+	int argc = 4;
+
+	snprintf(fmt_arg, sizeof(fmt_arg), "--format=%s", format);
+	if (read_only)
+		argv[argc++] = "--read-only";
+	argv[argc++] = (char *)path;
+	argv[argc] = NULL;
+	return nbd_connect_systemd_socket_activation(h, argv);
+}
+
+/* The qemu-nbd that socket activation will run (execvp's PATH search), for info. */
+static bool qemu_nbd_find(char *buf, size_t len)
+{
+	const char *path = getenv("PATH");
+
+	for (const char *p = path ? path : "/usr/bin:/bin"; p && *p; ) {
+		const char *end = strchr(p, ':');
+		int n = end ? (int)(end - p) : (int)strlen(p);
+
+		snprintf(buf, len, "%.*s/qemu-nbd", n, p);
+		if (!access(buf, X_OK))
+			return true;
+		p = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+static int nbd_apply_tls(struct nbd_handle *h, const struct uf2fs_options *opts)
+{
+	if (opts->tls_certificates && nbd_set_tls_certificates(h, opts->tls_certificates))
+		return -1;
+	if (opts->tls_psk_file && nbd_set_tls_psk_file(h, opts->tls_psk_file))
+		return -1;
+	if (opts->tls_username && nbd_set_tls_username(h, opts->tls_username))
+		return -1;
+	return 0;
+}
+
+static int nbd_connect_image(struct f2fs_dev *dev, struct nbd_dev *nd,
+			     const struct uf2fs_options *opts, const char *format)
+{
+	const char *image = opts->device;
+
+	if (format) {
+		char qemu_nbd[160];
+
+		if (!qemu_nbd_find(qemu_nbd, sizeof(qemu_nbd)))
+			return nbd_fail(dev, nd, -ENOENT, "%s", "a VM disk image needs qemu-nbd"
+					" (Debian: qemu-utils), which is not on PATH");
+		if (access(image, opts->read_only ? R_OK : R_OK | W_OK))
+			return nbd_fail(dev, nd, -errno, "%s", strerror(errno));
+		if (nbd_connect_vm(nd->h, image, format, opts->read_only))
+			return nbd_fail(dev, nd, -EIO, "qemu-nbd: %s", nbd_get_error());
+		snprintf(dev->source, sizeof(dev->source), "%s through %s (socket activation)",
+			 format, qemu_nbd);
+		return 0;
+	}
+	if (nbd_apply_tls(nd->h, opts) || nbd_connect_uri(nd->h, image))
+		return nbd_fail(dev, nd, -EIO, "NBD: %s", nbd_get_error());
+	snprintf(dev->source, sizeof(dev->source), "NBD %s%s", image,
+		 nbd_get_tls_negotiated(nd->h) == 1 ? " (TLS)" : "");
+	return 0;
+}
+
+int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const char *format)
+{
+	struct nbd_dev *nd = calloc(1, sizeof(*nd));
+	int64_t size;
+	int ret;
+
+	if (!nd)
+		return -ENOMEM;
+	nd->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	nd->h = nbd_create();
+	if (nd->wake_fd < 0 || !nd->h)
+		return nbd_fail(dev, nd, -ENOMEM, "%s", "cannot create the NBD handle");
+	nd->name = opts->device;
+	nd->timeout = opts->nbd_timeout ? opts->nbd_timeout : NBD_DEFAULT_TIMEOUT;
+	ret = nbd_connect_image(dev, nd, opts, format);
+	if (ret)
+		return ret;
+	if (!opts->read_only && nbd_is_read_only(nd->h) == 1)
+		return nbd_fail(dev, nd, -EROFS, "%s", "the NBD export is read-only: open it"
+				" read-only (without -o rw)");
+	size = nbd_get_size(nd->h);
+	if (size < 0)
+		return nbd_fail(dev, nd, -EIO, "NBD: %s", nbd_get_error());
+	nd->can_trim = nbd_can_trim(nd->h) == 1;
+	nd->can_flush = nbd_can_flush(nd->h) == 1;
+	pthread_mutex_init(&nd->lock, NULL);
+	pthread_cond_init(&nd->done, NULL);
+	ret = pthread_create(&nd->io_thread, NULL, nbd_io_main, nd);
+	if (ret) {
+		pthread_mutex_destroy(&nd->lock);
+		pthread_cond_destroy(&nd->done);
+		return nbd_fail(dev, nd, -ret, "%s", "cannot start the NBD I/O thread");
+	}
+	dev->size = size;
+	dev->priv = nd;
+	dev->ops = &dev_nbd_ops;
+	snprintf(dev->source + strlen(dev->source), sizeof(dev->source) - strlen(dev->source),
+		 ", %s%s%s, timeout %u s", nbd_get_protocol(nd->h) ?: "?",
+		 nd->can_flush ? ", flush" : "", nd->can_trim ? ", trim" : "", nd->timeout);
+	return 0;
+}
+
+/// Public: what an image string names ///
+
+int uf2fs_image_kind(const char *image, const struct uf2fs_options *opts)
+{
+	if (!image)
+		return UF2FS_IMAGE_FILE;
+	if (dev_is_nbd_uri(image))
+		return UF2FS_IMAGE_NBD;
+	return dev_vm_format(image, opts) ? UF2FS_IMAGE_VMDISK : UF2FS_IMAGE_FILE;
+}
