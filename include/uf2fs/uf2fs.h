@@ -107,6 +107,7 @@ struct uf2fs_options {
 	 * found with libblkid. NULL: the whole disk.
 	 */
 	const char *partition;
+	/*
 	 * Images that are not a raw local file (lib/dev/nbd.c): device may be
 	 * an NBD URI (nbd://, nbds://, nbd+unix://, ...), or a VM disk (qcow2,
 	 * VMDK, VDI, VHDX, QED, ...) served by a qemu-nbd that uf2fs starts.
