@@ -31,7 +31,7 @@ DEB_BUILD := libfuse3-dev fuse3 liburing-dev liblz4-dev libzstd-dev liblzo2-dev 
 	libcmocka-dev pkg-config libunistring-dev libssl-dev android-libsparse-dev libblkid-dev
 DEB_TOOLS := f2fs-tools fio fuse2fs e2fsprogs python3 qemu-system-x86 linux-image-amd64 \
 	busybox-static cpio zstd xz-utils attr acl fsverity android-sdk-libsparse-utils strace \
-	python3-matplotlib quota linux-headers-amd64 linux-source-6.1 gdisk
+	python3-matplotlib quota linux-headers-amd64 linux-source-6.1 gdisk fdisk
 
 .DEFAULT_GOAL := all
 
