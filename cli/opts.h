@@ -19,6 +19,8 @@
 	"    max_folio_order=N      largest data folio is 2^N blocks\n" \
 	"    cache_size=SIZE        folio cache limit; K, M, G or T suffix (binary)\n" \
 	"    backend=psync|uring    device I/O backend\n" \
+	"    device=PATH            multi-device volume: the next device after IMAGE\n" \
+	"                           (repeat in order; default: the super block's paths)\n" \
 	"    checkpoint_interval=S  seconds between background checkpoints (rw)\n" \
 	"    background_gc=on|off   background garbage collection (rw)\n" \
 	"    flusher=on|off         background writeback of dirty data (rw; mount\n" \

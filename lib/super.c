@@ -131,10 +131,6 @@ static int check_features(struct f2fs_sb_info *sbi)
 				  "feature \"blkzoned\" (zoned block device) is not supported");
 	if (f & F2FS_FEATURE_DEVICE_ALIAS)
 		return f2fs_error(sbi, EOPNOTSUPP, "feature \"device_alias\" is not supported");
-	if (sbi->raw_super.devs[0].path[0])
-		return f2fs_error(sbi, EOPNOTSUPP,
-				  "multi-device volumes (device list in the super block) are "
-				  "not supported");
 	return 0;
 }
 
@@ -248,6 +244,7 @@ static int init_sb_info(struct f2fs_sb_info *sbi)
 {
 	const struct f2fs_super_block *sb = &sbi->raw_super;
 	uint64_t need;
+	int ret;
 
 	sbi->log_blocks_per_seg = le32(sb->log_blocks_per_seg);
 	sbi->blocks_per_seg = 1u << sbi->log_blocks_per_seg;
@@ -264,6 +261,11 @@ static int init_sb_info(struct f2fs_sb_info *sbi)
 	sbi->meta_ino = le32(sb->meta_ino);
 	sbi->chksum_seed = f2fs_crc32(0xFFFFFFFFu, sb->uuid, sizeof(sb->uuid));
 
+	ret = check_features(sbi);
+	if (!ret)
+		ret = f2fs_open_devices(sbi);
+	if (ret)
+		return ret;
 	need = sbi->block_count * F2FS_BLKSIZE;
 	if (sbi->dev.size < need)
 		return f2fs_error(sbi, EIO,
@@ -271,7 +273,7 @@ static int init_sb_info(struct f2fs_sb_info *sbi)
 				  "(%llu blocks) but the device has %llu bytes",
 				  (unsigned long long)need, (unsigned long long)sbi->block_count,
 				  (unsigned long long)sbi->dev.size);
-	return check_features(sbi);
+	return 0;
 }
 
 /// Mount and unmount ///
