@@ -341,10 +341,22 @@ static int check_writable(struct f2fs_sb_info *sbi)
 		return f2fs_error(sbi, EROFS, "feature \"ro\": this image is read-only by design");
 	if (flags & CP_ERROR_FLAG)
 		return f2fs_error(sbi, EROFS, "checkpoint has the error flag; run fsck.f2fs first");
-	if (flags & CP_DISABLED_FLAG)
-		return f2fs_error(sbi, EROFS, "checkpoint=disable state is not supported for "
-				  "writing");
 	return 0;
+}
+
+/*
+ * An image left with checkpoint=disable mounts as Linux mounts it without
+ * that option (f2fs_enable_checkpoint): at its last checkpoint, the one that
+ * disabled them, with nothing rolled forward, and a checkpoint written at
+ * once that clears the flags.
+ */
+static int enable_checkpoint(struct f2fs_sb_info *sbi)
+{
+	if (!(le32(sbi->ckpt->ckpt_flags) & CP_DISABLED_FLAG))
+		return 0;
+	f2fs_msg(sbi, "the image was left with checkpoint=disable: mounting it at its last "
+		 "checkpoint (later writes are dropped, as by Linux) and enabling checkpoints");
+	return f2fs_checkpoint_now(sbi, false);
 }
 
 static void sbi_free(struct f2fs_sb_info *sbi)
@@ -437,6 +449,8 @@ static int mount_steps(struct f2fs_sb_info *sbi)
 	ret = f2fs_cleanup_orphans(sbi);
 	if (!ret)
 		ret = f2fs_quota_repair(sbi, recovered);
+	if (!ret)
+		ret = enable_checkpoint(sbi);
 	if (!ret)
 		ret = f2fs_start_flusher(sbi);
 	if (!ret)
