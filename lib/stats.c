@@ -93,6 +93,9 @@ void uf2fs_print_info(struct uf2fs *fs, FILE *out)
 		(const char *)sb->init_version);
 	fprintf(out, "Super block:        %s\n", sbi->valid_super_index ? "backup (primary invalid)"
 								  : "primary");
+	fprintf(out, "Layout:             %u-byte blocks, %s%s\n", F2FS_BLKSIZE,
+		sbi->ndevs ? "multi-device" : "single device",
+		flags & CP_DISABLED_FLAG ? ", left with checkpoint=disable" : "");
 	fprintf(out, "Features:           ");
 	print_features(sbi, out);
 	fprintf(out, "\nGeometry\n");

@@ -111,8 +111,13 @@ const char *f2fs_feature_name(uint32_t bit)
 
 /*
  * f2fs has no compat/incompat split: every bit changes what a reader must
- * understand. A bit we do not know is refused by name (its number), and so
- * are features whose layout we cannot read: zoned multi-device volumes.
+ * understand. The kernel knows the bits 0x1 to 0x10000 (F2FS_FEATURE_ENCRYPT
+ * to F2FS_FEATURE_PACKED_SSA, fs/f2fs/f2fs.h and f2fs-tools' include/f2fs_fs.h),
+ * all named above; a bit beyond them is refused by number. Of the known ones,
+ * uf2fs refuses only the layouts it cannot read yet, by name: zoned volumes
+ * and device alias files. packed_ssa changes nothing with 4 KiB blocks (one
+ * summary per block either way: f2fs-tools drops it there), and other block
+ * sizes are refused with the super block's geometry.
  */
 static int check_features(struct f2fs_sb_info *sbi)
 {
@@ -128,9 +133,11 @@ static int check_features(struct f2fs_sb_info *sbi)
 	}
 	if (f & F2FS_FEATURE_BLKZONED)
 		return f2fs_error(sbi, EOPNOTSUPP,
-				  "feature \"blkzoned\" (zoned block device) is not supported");
+				  "feature \"blkzoned\" (a zoned volume, mkfs.f2fs -m) is not "
+				  "supported yet");
 	if (f & F2FS_FEATURE_DEVICE_ALIAS)
-		return f2fs_error(sbi, EOPNOTSUPP, "feature \"device_alias\" is not supported");
+		return f2fs_error(sbi, EOPNOTSUPP, "feature \"device_alias\" (device alias files, "
+				  "mkfs.f2fs -c dev@alias) is not supported yet");
 	return 0;
 }
 
@@ -160,7 +167,7 @@ static int sanity_check_super(struct f2fs_sb_info *sbi, const struct f2fs_super_
 	}
 	if (log_bs != F2FS_BLKSIZE_BITS)
 		return f2fs_error(sbi, EOPNOTSUPP,
-				  "super block %d: block size %u is not supported (only 4096)",
+				  "super block %d: block size %u is not supported yet (only 4096)",
 				  index, log_bs < 31 ? 1u << log_bs : 0);
 	if (le32(sb->log_blocks_per_seg) != 9)
 		return f2fs_error(sbi, EFSCORRUPTED,
