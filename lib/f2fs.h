@@ -646,6 +646,11 @@ static inline bool f2fs_is_verity(const struct f2fs_inode_info *fi)
 {
 	return fi->i_advise & FADVISE_VERITY_BIT;
 }
+/* A file mkfs.f2fs -c dev@name made to expose a whole device: i_ext maps it (device_alias). */
+static inline bool f2fs_is_device_alias(const struct f2fs_inode_info *fi)
+{
+	return fi->flags & F2FS_DEVICE_ALIAS_FL;
+}
 static inline bool f2fs_is_encrypted(const struct f2fs_inode_info *fi)
 {
 	return fi->i_advise & FADVISE_ENCRYPT_BIT;

@@ -96,6 +96,8 @@ void uf2fs_print_info(struct uf2fs *fs, FILE *out)
 	fprintf(out, "Layout:             %u-byte blocks, %s%s\n", F2FS_BLKSIZE,
 		sbi->ndevs ? "multi-device" : "single device",
 		flags & CP_DISABLED_FLAG ? ", left with checkpoint=disable" : "");
+	if (f2fs_has_feature(sbi, F2FS_FEATURE_DEVICE_ALIAS))
+		fprintf(out, "                    device alias files (mkfs.f2fs -c dev@alias)\n");
 	fprintf(out, "Features:           ");
 	print_features(sbi, out);
 	fprintf(out, "\nGeometry\n");

@@ -114,8 +114,7 @@ const char *f2fs_feature_name(uint32_t bit)
  * understand. The kernel knows the bits 0x1 to 0x10000 (F2FS_FEATURE_ENCRYPT
  * to F2FS_FEATURE_PACKED_SSA, fs/f2fs/f2fs.h and f2fs-tools' include/f2fs_fs.h),
  * all named above; a bit beyond them is refused by number. Of the known ones,
- * uf2fs refuses only the layouts it cannot read yet, by name: zoned volumes
- * and device alias files. packed_ssa changes nothing with 4 KiB blocks (one
+ * uf2fs refuses only the layout it cannot read yet, by name: zoned volumes. packed_ssa changes nothing with 4 KiB blocks (one
  * summary per block either way: f2fs-tools drops it there), and other block
  * sizes are refused with the super block's geometry.
  */
@@ -135,9 +134,6 @@ static int check_features(struct f2fs_sb_info *sbi)
 		return f2fs_error(sbi, EOPNOTSUPP,
 				  "feature \"blkzoned\" (a zoned volume, mkfs.f2fs -m) is not "
 				  "supported yet");
-	if (f & F2FS_FEATURE_DEVICE_ALIAS)
-		return f2fs_error(sbi, EOPNOTSUPP, "feature \"device_alias\" (device alias files, "
-				  "mkfs.f2fs -c dev@alias) is not supported yet");
 	return 0;
 }
 
