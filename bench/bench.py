@@ -107,6 +107,16 @@ def parse_size(s):
     return int(s)
 
 
+def mk_two_devices(a, b, total):
+    """A fresh 2-device volume (mkfs.f2fs -c b a), half of total bytes on each."""
+    half = total // 2 // MIB * MIB
+    for p, sz in ((a, half), (b, total - half)):
+        remove(p)
+        with open(p, "wb") as fh:
+            fh.truncate(sz)
+    run(["mkfs.f2fs", "-q", "-f", "-c", b, a])
+
+
 class Target:
     """A place to read or write files; FUSE targets are (re)mounted for cold runs.
     prepare() makes a fresh image (write targets), cleanup() frees it."""
@@ -369,6 +379,11 @@ def main():
             run([sys.executable, os.path.join(lib, "f2fsimg.py"), "make-hole", f2fs, "/hole",
                  str(size)])
             shutil.rmtree(f2src)
+            # -- the same files on a 2-device volume (mkfs.f2fs -c), half the
+            #    space on each, written by `uf2fs put` (which keeps the hole) --
+            f2a, f2b = os.path.join(base, "f2fs2-a.img"), os.path.join(base, "f2fs2-b.img")
+            mk_two_devices(f2a, f2b, parse_size(img_size))
+            run([uf2fs, "put", f2a, os.path.join(src, "data"), os.path.join(src, "hole"), "/"])
 
             targets = [
                 Target("tmpfs", "tmpfs", path=src),
@@ -388,6 +403,8 @@ def main():
                 Target("uf2fs-uring", "uf2fs uring",
                        [uf2fs, "mount", f2fs, m("ufu"), "-o", "ro,backend=uring", "-f"],
                        m("ufu"), stats=True),
+                Target("uf2fs-2dev", "uf2fs 2 devices",
+                       [uf2fs, "mount", f2a, m("uf2d"), "-o", "ro", "-f"], m("uf2d"), stats=True),
             ]
             if only:
                 targets = [t for t in targets if t.name in only.split()]
@@ -431,7 +448,7 @@ def main():
                         except Exception as e:
                             t.error = t.error or str(e)
             # the read images are not needed any more: give tmpfs its memory back
-            for p in (ext4, f2fs):
+            for p in (ext4, f2fs, f2a, f2b):
                 remove(p)
 
         # ================= writes =================
@@ -462,6 +479,17 @@ def main():
                         "fsck.f2fs: NOT clean (rc %d): %s" % (
                             r.returncode, " / ".join(
                                 ln.strip() for ln in r.stdout.splitlines() if "Fail" in ln)[:400]))
+            return f
+
+        wf2a, wf2b = os.path.join(base, "f2fs2-w-a.img"), os.path.join(base, "f2fs2-w-b.img")
+
+        def fsck_two(a, b):
+            check = fsck_f2fs(a)
+
+            def f():
+                res = check()
+                remove(b)
+                return res
             return f
 
         def mk_ext4():
@@ -509,6 +537,10 @@ def main():
                 uf_w("uf2fs-wbc", "uf2fs " + os.environ.get("BENCH_WBC_OPTS", "writeback_cache"),
                      "rw," + os.environ.get("BENCH_WBC_OPTS", "writeback_cache")),
                 uf_w("uf2fs-o0", "uf2fs order 0", "rw,max_folio_order=0"),
+                Target("uf2fs-2dev", "uf2fs 2 devices",
+                       [uf2fs, "mount", wf2a, m("wuf2d"), "-o", "rw", "-f"], m("wuf2d"),
+                       rw=True, prepare=lambda: mk_two_devices(wf2a, wf2b, wimg_size),
+                       cleanup=fsck_two(wf2a, wf2b), stats=True),
                 # the read-write default before writeback_cache (diagnostic column)
                 uf_w("uf2fs-nowbc", "uf2fs no_writeback_cache", "rw,no_writeback_cache"),
             ]

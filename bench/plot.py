@@ -14,13 +14,14 @@ import os
 COLORS = {"tmpfs": "#9e9e9e", "ceiling": "#4c72b0", "ceiling-x": "#8da0cb",
           "fuse2fs": "#dd8452", "uf2fs": "#2ca02c", "uf2fs-wbc": "#98df8a",
           "uf2fs-nowbc": "#d62728",
-          "uf2fs-o0": "#bcbd22", "uf2fs-dio": "#17becf", "uf2fs-uring": "#9467bd"}
+          "uf2fs-o0": "#bcbd22", "uf2fs-dio": "#17becf", "uf2fs-uring": "#9467bd",
+          "uf2fs-2dev": "#8c564b"}
 LABELS = {"tmpfs": "tmpfs", "ceiling": "FUSE ceiling (passthrough_ll)",
           "ceiling-x": "passthrough_ll +xattr", "fuse2fs": "fuse2fs",
           "uf2fs": "uf2fs (default)", "uf2fs-wbc": "uf2fs writeback_cache",
           "uf2fs-nowbc": "uf2fs no_writeback_cache",
           "uf2fs-o0": "uf2fs order 0", "uf2fs-dio": "uf2fs direct_io",
-          "uf2fs-uring": "uf2fs uring"}
+          "uf2fs-uring": "uf2fs uring", "uf2fs-2dev": "uf2fs 2 devices"}
 
 
 def _fmt(v):

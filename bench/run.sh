@@ -6,7 +6,8 @@
 #             with -o writeback,cache=always (the FUSE ceiling), fuse2fs on an
 #             ext4 image, and uf2fs on an f2fs image in several configurations
 #             (reads: ro, order 0, direct_io, uring; writes: rw, rw +
-#             writeback_cache, rw + order 0); images on tmpfs
+#             writeback_cache, rw + order 0; both: a 2-device volume from
+#             mkfs.f2fs -c, half the space on each device); images on tmpfs
 #   reads     sequential read (fio, psync, buffered, iodepth 1) of a 256 MiB
 #             data file and of a 256 MiB hole-only file, bs 4k/64k/1M, cold
 #             (drop caches + remount) and warm (second read)
@@ -32,8 +33,9 @@
 #                   repetition, short time-bounded rows, no order-0 write target
 #   BENCH_REPS=N    repetitions per measurement (default 5; median reported)
 #   BENCH_SIZE=256M file size; BENCH_BS="4k 64k 1M"; BENCH_TARGETS="tmpfs uf2fs ..."
-#                   (read: tmpfs ceiling fuse2fs uf2fs uf2fs-o0 uf2fs-dio uf2fs-uring;
-#                   write: tmpfs ceiling fuse2fs uf2fs uf2fs-wbc uf2fs-o0 uf2fs-nowbc, and
+#                   (read: tmpfs ceiling fuse2fs uf2fs uf2fs-o0 uf2fs-dio uf2fs-uring uf2fs-2dev;
+#                   write: tmpfs ceiling fuse2fs uf2fs uf2fs-wbc uf2fs-o0 uf2fs-2dev
+#                   uf2fs-nowbc, and
 #                   ceiling-x, passthrough_ll -o xattr, only when named)
 #   BENCH_PARTS="read write osync precache sparse nbd tree dirops"   which parts run (sparse:
 #                   `uf2fs get` of a BENCH_SPARSE_TREE=200M tree from a raw image and from its

@@ -303,6 +303,20 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 		opts->partition = strdup(val);
 		return opts->partition ? 1 : -ENOMEM;
 	}
+	if (klen == 6 && !strncmp(opt, "device", klen)) {
+		if (!val || !*val)
+			return cli_bad_value("device", "", "a path");
+		if (opts->nr_devices == UF2FS_MAX_EXTRA_DEVICES) {
+			fprintf(stderr, "uf2fs: at most %d device= options\n",
+				UF2FS_MAX_EXTRA_DEVICES);
+			return -EINVAL;
+		}
+		/* opened at mount time, maybe after a daemon changed to "/" */
+		opts->devices[opts->nr_devices] = realpath(val, NULL);
+		if (!opts->devices[opts->nr_devices])
+			opts->devices[opts->nr_devices] = strdup(val);	/* the mount names it */
+		return opts->devices[opts->nr_devices++] ? 1 : -ENOMEM;
+	}
 	if (klen == 18 && !strncmp(opt, "compress_algorithm", klen))
 		return cli_parse_compress_algorithm(opts, val);
 	if (klen == 17 && !strncmp(opt, "compress_log_size", klen))

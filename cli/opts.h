@@ -21,6 +21,8 @@
 	"    backend=psync|uring    device I/O backend\n" \
 	"    partition=NAME|N       the f2fs volume is this partition of the disk (GPT\n" \
 	"                           name or number, MBR number); `uf2fs info` lists them\n" \
+	"    device=PATH            multi-device volume: the next device after IMAGE\n" \
+	"                           (repeat in order; default: the super block's paths)\n" \
 	"    checkpoint_interval=S  seconds between background checkpoints (rw)\n" \
 	"    background_gc=on|off   background garbage collection (rw)\n" \
 	"    flusher=on|off         background writeback of dirty data (rw; mount\n" \

@@ -288,6 +288,14 @@ int f2fs_check_recovery(struct f2fs_sb_info *sbi)
 	 */
 	sbi->need_recovery = false;
 	sbi->nr_fsync_dnodes = 0;
+	/*
+	 * Left by checkpoint=disable: the kernel skips roll-forward then, and
+	 * everything written after that checkpoint is gone (docs/decisions.md).
+	 */
+	if (le32(sbi->ckpt->ckpt_flags) & CP_DISABLED_FLAG) {
+		free(node);
+		return 0;
+	}
 	for (uint64_t n = 0; n < limit && f2fs_valid_main_blkaddr(sbi, blk); n++) {
 		if (f2fs_dev_read_blocks(&sbi->dev, node, blk, 1))
 			break;
@@ -383,6 +391,8 @@ static void fill_checkpoint(struct f2fs_sb_info *sbi, bool umount, unsigned int 
 	flags &= ~(CP_UMOUNT_FLAG | CP_COMPACT_SUM_FLAG | CP_ORPHAN_PRESENT_FLAG |
 		   CP_NAT_BITS_FLAG | CP_NOCRC_RECOVERY_FLAG | CP_FASTBOOT_FLAG | CP_TRIMMED_FLAG);
 	flags |= CP_CRC_RECOVERY_FLAG;
+	/* uf2fs never disables checkpoints: its first one enables them again */
+	flags &= ~(CP_DISABLED_FLAG | CP_DISABLED_QUICK_FLAG);
 	if (umount)
 		flags |= CP_UMOUNT_FLAG;
 	if (sbi->nr_orphans)

@@ -324,6 +324,14 @@ int f2fs_map_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	int ret;
 
 	atomic_fetch_add(&sbi->ctr->map_calls, 1);
+	if (f2fs_is_device_alias(fi)) {
+		/* i_ext alone maps a device alias (checked at load); past it, holes */
+		ei = fi->largest;
+		map->pblk = map->lblk < ei.len ? ei.blk + (block_t)map->lblk : NULL_ADDR;
+		if (map->lblk < ei.len)
+			map->len = MIN((uint64_t)want, ei.len - map->lblk);
+		return 0;
+	}
 	if (f2fs_extent_lookup(fi, map->lblk, &ei)) {
 		atomic_fetch_add(&sbi->ctr->extent_hits, 1);
 		map->pblk = ei.blk + (map->lblk - ei.fofs);

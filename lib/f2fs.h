@@ -415,6 +415,15 @@ struct f2fs_sb_info {
 	uint32_t features;
 	uint32_t chksum_seed;
 	nid_t root_ino, node_ino, meta_ino;
+	/* A multi-device volume's devices (devices.c); ndevs 0: a single device. */
+	unsigned int ndevs;
+	struct f2fs_devinfo {
+		char path[4096];
+		block_t start_blk, end_blk;	/* the volume's blocks on it, inclusive */
+		uint64_t size;			/* bytes of the device or file */
+		dev_t st_dev;			/* which file: the same one twice is refused */
+		ino_t st_ino;
+	} devs[F2FS_MAX_DEVICES];
 
 	struct f2fs_nm_info nm;
 	struct f2fs_sm_info sm;
@@ -465,6 +474,8 @@ void f2fs_info(struct f2fs_sb_info *sbi, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 int f2fs_read_super(struct f2fs_sb_info *sbi);
+/* Open the other devices of a multi-device volume and check each (devices.c). */
+int f2fs_open_devices(struct f2fs_sb_info *sbi);
 /* Write a metadata block, keeping a cached copy of that address coherent. */
 int f2fs_write_meta_block(struct f2fs_sb_info *sbi, block_t addr, const void *buf);
 /* The cp_ver stamped into node footers: version, and the CP CRC above it. */
@@ -634,6 +645,11 @@ static inline bool f2fs_is_compressed(const struct f2fs_inode_info *fi)
 static inline bool f2fs_is_verity(const struct f2fs_inode_info *fi)
 {
 	return fi->i_advise & FADVISE_VERITY_BIT;
+}
+/* A file mkfs.f2fs -c dev@name made to expose a whole device: i_ext maps it (device_alias). */
+static inline bool f2fs_is_device_alias(const struct f2fs_inode_info *fi)
+{
+	return fi->flags & F2FS_DEVICE_ALIAS_FL;
 }
 static inline bool f2fs_is_encrypted(const struct f2fs_inode_info *fi)
 {

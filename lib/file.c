@@ -640,6 +640,12 @@ static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t 
 		ret = -EFBIG;
 	} else if ((fi->flags & F2FS_IMMUTABLE_FL) || f2fs_is_verity(fi)) {
 		ret = -EPERM;
+	} else if (f2fs_is_device_alias(fi)) {
+		/*
+		 * Past the device Linux fails with ENODATA (prepare_write_begin);
+		 * inside it Linux writes in place, which uf2fs does not do yet.
+		 */
+		ret = off + len > (uint64_t)fi->largest.len * F2FS_BLKSIZE ? -ENODATA : -EOPNOTSUPP;
 	} else {
 		pthread_rwlock_wrlock(&fi->i_rwsem);
 		if (fi->flags & F2FS_APPEND_FL)
@@ -788,6 +794,8 @@ static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a
 		ret = -EPERM;
 	else if ((valid & UF2FS_SET_SIZE) && f2fs_is_verity(fi))
 		ret = -EPERM;	/* fsverity_prepare_setattr */
+	else if ((valid & UF2FS_SET_SIZE) && f2fs_is_device_alias(fi))
+		ret = -EOPNOTSUPP;	/* f2fs_setattr, Linux 6.13 */
 	else if ((valid & UF2FS_SET_SIZE) && !S_ISREG(fi->mode))
 		ret = S_ISDIR(fi->mode) ? -EISDIR : -EINVAL;
 	/* as f2fs_setattr: a released file keeps whole clusters or none */
@@ -1123,6 +1131,8 @@ static int do_fallocate_op(struct uf2fs *fs, uint32_t ino, int mode, uint64_t of
 		ret = -EPERM;
 	else if ((fi->flags & (F2FS_IMMUTABLE_FL | F2FS_APPEND_FL)) || f2fs_is_verity(fi))
 		ret = -EPERM;
+	else if (f2fs_is_device_alias(fi))
+		ret = -EOPNOTSUPP;	/* f2fs_fallocate */
 	else if (DIV_ROUND_UP(off + len, F2FS_BLKSIZE) > max_file_blocks(fi))
 		ret = -EFBIG;
 	else if ((mode & shift) && f2fs_is_encrypted(fi))

@@ -68,6 +68,36 @@ static bool inode_chksum_enabled(struct f2fs_sb_info *sbi, const struct f2fs_ino
 	       offsetof(struct f2fs_inode, i_inode_checksum) + 4 - OFFSET_OF_END_OF_I_EXT;
 }
 
+/*
+ * As the kernel's sanity_check_inode and sanity_check_extent_cache for a
+ * device alias file: the feature is on, the file is pinned, and i_ext maps
+ * exactly the blocks of one device other than the first (which holds the
+ * metadata). Nothing else maps its data: it has no block addresses.
+ */
+static int check_device_alias(struct f2fs_sb_info *sbi, nid_t ino, block_t blk,
+			      const struct f2fs_inode *ri)
+{
+	uint32_t fofs = le32(ri->i_ext.fofs), start = le32(ri->i_ext.blk_addr);
+	uint32_t len = le32(ri->i_ext.len);
+
+	if (!f2fs_has_feature(sbi, F2FS_FEATURE_DEVICE_ALIAS))
+		return f2fs_error(sbi, EFSCORRUPTED, "inode %u (block %u): device alias flag, "
+				  "but the feature is off", ino, blk);
+	if (!(ri->i_inline & F2FS_PIN_FILE))
+		return f2fs_error(sbi, EFSCORRUPTED, "inode %u (block %u): device alias flag, "
+				  "but the file is not pinned", ino, blk);
+	for (unsigned int i = 0; len && !fofs && i < sbi->ndevs; i++) {
+		if (sbi->devs[i].start_blk != start || sbi->devs[i].end_blk != start + len - 1)
+			continue;
+		if (!i)
+			break;
+		return 0;
+	}
+	return f2fs_error(sbi, EFSCORRUPTED, "inode %u (block %u): device alias extent (%u, %u, "
+			  "%u) is not the range of a device after the first", ino, blk, fofs,
+			  start, len);
+}
+
 static int sanity_check_inode(struct f2fs_sb_info *sbi, nid_t ino, block_t blk,
 			      const struct f2fs_node *node)
 {
@@ -129,6 +159,8 @@ static int sanity_check_inode(struct f2fs_sb_info *sbi, nid_t ino, block_t blk,
 	if (le32(ri->i_namelen) > F2FS_NAME_LEN)
 		return f2fs_error(sbi, EFSCORRUPTED, "inode %u (block %u): name length %u", ino,
 				  blk, le32(ri->i_namelen));
+	if (le32(ri->i_flags) & F2FS_DEVICE_ALIAS_FL)
+		return check_device_alias(sbi, ino, blk, ri);
 	return 0;
 }
 
@@ -658,6 +690,12 @@ int f2fs_evict_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 {
 	int ret;
 
+	/* as f2fs_do_truncate_blocks: a device alias gives its whole device back */
+	if (f2fs_is_device_alias(fi)) {
+		for (uint32_t i = 0; i < fi->largest.len; i++)
+			f2fs_invalidate_block(sbi, fi->largest.blk + i);
+		fi->blocks = 1;
+	}
 	ret = f2fs_truncate_blocks(sbi, fi, 0);
 	if (!ret && fi->xattr_nid) {
 		ret = f2fs_truncate_node(sbi, fi->xattr_nid);

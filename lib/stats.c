@@ -57,6 +57,23 @@ static void print_features(struct f2fs_sb_info *sbi, FILE *out)
 	fprintf(out, "%s\n", any ? "" : "(none)");
 }
 
+/* Which layout the volume has, and for several devices where each one's blocks are. */
+static void print_devices(const struct f2fs_sb_info *sbi, FILE *out)
+{
+	if (!sbi->ndevs) {
+		fprintf(out, "  devices           1 (single device)\n");
+		return;
+	}
+	fprintf(out, "  devices           %u (multi-device volume)\n", sbi->ndevs);
+	for (unsigned int i = 0; i < sbi->ndevs; i++) {
+		const struct f2fs_devinfo *d = &sbi->devs[i];
+
+		fprintf(out, "    device %u        %s: %.1f MiB, blocks %u-%u (%u segments%s)\n", i,
+			d->path, d->size / 1048576.0, d->start_blk, d->end_blk,
+			le32(sbi->raw_super.devs[i].total_segments), i ? "" : " + metadata");
+	}
+}
+
 void uf2fs_print_info(struct uf2fs *fs, FILE *out)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
@@ -82,6 +99,11 @@ void uf2fs_print_info(struct uf2fs *fs, FILE *out)
 			(unsigned long long)(sbi->dev.base + sbi->dev.size));
 	fprintf(out, "Super block:        %s\n", sbi->valid_super_index ? "backup (primary invalid)"
 								  : "primary");
+	fprintf(out, "Layout:             %u-byte blocks, %s%s\n", F2FS_BLKSIZE,
+		sbi->ndevs ? "multi-device" : "single device",
+		flags & CP_DISABLED_FLAG ? ", left with checkpoint=disable" : "");
+	if (f2fs_has_feature(sbi, F2FS_FEATURE_DEVICE_ALIAS))
+		fprintf(out, "                    device alias files (mkfs.f2fs -c dev@alias)\n");
 	fprintf(out, "Features:           ");
 	print_features(sbi, out);
 	fprintf(out, "\nGeometry\n");
@@ -95,6 +117,7 @@ void uf2fs_print_info(struct uf2fs *fs, FILE *out)
 		le32(sb->cp_blkaddr), le32(sb->sit_blkaddr), le32(sb->nat_blkaddr),
 		le32(sb->ssa_blkaddr), le32(sb->main_blkaddr));
 	fprintf(out, "  cp payload        %u blocks\n", le32(sb->cp_payload));
+	print_devices(sbi, out);
 	fprintf(out, "  inodes            root %u, max nid %u\n", sbi->root_ino, sbi->nm.max_nid);
 	fprintf(out, "\nCheckpoint\n");
 	fprintf(out, "  pack              %u (block %u), version %llu\n", sbi->cur_cp_pack,

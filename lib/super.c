@@ -111,8 +111,12 @@ const char *f2fs_feature_name(uint32_t bit)
 
 /*
  * f2fs has no compat/incompat split: every bit changes what a reader must
- * understand. A bit we do not know is refused by name (its number), and so
- * are features whose layout we cannot read: zoned multi-device volumes.
+ * understand. The kernel knows the bits 0x1 to 0x10000 (F2FS_FEATURE_ENCRYPT
+ * to F2FS_FEATURE_PACKED_SSA, fs/f2fs/f2fs.h and f2fs-tools' include/f2fs_fs.h),
+ * all named above; a bit beyond them is refused by number. Of the known ones,
+ * uf2fs refuses only the layout it cannot read yet, by name: zoned volumes. packed_ssa changes nothing with 4 KiB blocks (one
+ * summary per block either way: f2fs-tools drops it there), and other block
+ * sizes are refused with the super block's geometry.
  */
 static int check_features(struct f2fs_sb_info *sbi)
 {
@@ -128,13 +132,8 @@ static int check_features(struct f2fs_sb_info *sbi)
 	}
 	if (f & F2FS_FEATURE_BLKZONED)
 		return f2fs_error(sbi, EOPNOTSUPP,
-				  "feature \"blkzoned\" (zoned block device) is not supported");
-	if (f & F2FS_FEATURE_DEVICE_ALIAS)
-		return f2fs_error(sbi, EOPNOTSUPP, "feature \"device_alias\" is not supported");
-	if (sbi->raw_super.devs[0].path[0])
-		return f2fs_error(sbi, EOPNOTSUPP,
-				  "multi-device volumes (device list in the super block) are "
-				  "not supported");
+				  "feature \"blkzoned\" (a zoned volume, mkfs.f2fs -m) is not "
+				  "supported yet");
 	return 0;
 }
 
@@ -164,7 +163,7 @@ static int sanity_check_super(struct f2fs_sb_info *sbi, const struct f2fs_super_
 	}
 	if (log_bs != F2FS_BLKSIZE_BITS)
 		return f2fs_error(sbi, EOPNOTSUPP,
-				  "super block %d: block size %u is not supported (only 4096)",
+				  "super block %d: block size %u is not supported yet (only 4096)",
 				  index, log_bs < 31 ? 1u << log_bs : 0);
 	if (le32(sb->log_blocks_per_seg) != 9)
 		return f2fs_error(sbi, EFSCORRUPTED,
@@ -253,6 +252,7 @@ static int init_sb_info(struct f2fs_sb_info *sbi)
 {
 	const struct f2fs_super_block *sb = &sbi->raw_super;
 	uint64_t need;
+	int ret;
 
 	sbi->log_blocks_per_seg = le32(sb->log_blocks_per_seg);
 	sbi->blocks_per_seg = 1u << sbi->log_blocks_per_seg;
@@ -269,6 +269,11 @@ static int init_sb_info(struct f2fs_sb_info *sbi)
 	sbi->meta_ino = le32(sb->meta_ino);
 	sbi->chksum_seed = f2fs_crc32(0xFFFFFFFFu, sb->uuid, sizeof(sb->uuid));
 
+	ret = check_features(sbi);
+	if (!ret)
+		ret = f2fs_open_devices(sbi);
+	if (ret)
+		return ret;
 	need = sbi->block_count * F2FS_BLKSIZE;
 	if (sbi->dev.size < need)
 		return f2fs_error(sbi, EIO,
@@ -276,7 +281,7 @@ static int init_sb_info(struct f2fs_sb_info *sbi)
 				  "(%llu blocks) but the device has %llu bytes",
 				  (unsigned long long)need, (unsigned long long)sbi->block_count,
 				  (unsigned long long)sbi->dev.size);
-	return check_features(sbi);
+	return 0;
 }
 
 /// Mount and unmount ///
@@ -344,10 +349,22 @@ static int check_writable(struct f2fs_sb_info *sbi)
 		return f2fs_error(sbi, EROFS, "feature \"ro\": this image is read-only by design");
 	if (flags & CP_ERROR_FLAG)
 		return f2fs_error(sbi, EROFS, "checkpoint has the error flag; run fsck.f2fs first");
-	if (flags & CP_DISABLED_FLAG)
-		return f2fs_error(sbi, EROFS, "checkpoint=disable state is not supported for "
-				  "writing");
 	return 0;
+}
+
+/*
+ * An image left with checkpoint=disable mounts as Linux mounts it without
+ * that option (f2fs_enable_checkpoint): at its last checkpoint, the one that
+ * disabled them, with nothing rolled forward, and a checkpoint written at
+ * once that clears the flags.
+ */
+static int enable_checkpoint(struct f2fs_sb_info *sbi)
+{
+	if (!(le32(sbi->ckpt->ckpt_flags) & CP_DISABLED_FLAG))
+		return 0;
+	f2fs_msg(sbi, "the image was left with checkpoint=disable: mounting it at its last "
+		 "checkpoint (later writes are dropped, as by Linux) and enabling checkpoints");
+	return f2fs_checkpoint_now(sbi, false);
 }
 
 static void sbi_free(struct f2fs_sb_info *sbi)
@@ -440,6 +457,8 @@ static int mount_steps(struct f2fs_sb_info *sbi)
 	ret = f2fs_cleanup_orphans(sbi);
 	if (!ret)
 		ret = f2fs_quota_repair(sbi, recovered);
+	if (!ret)
+		ret = enable_checkpoint(sbi);
 	if (!ret)
 		ret = f2fs_start_flusher(sbi);
 	if (!ret)

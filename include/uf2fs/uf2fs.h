@@ -37,6 +37,9 @@ enum uf2fs_compress_algorithm {
 #define UF2FS_COMPRESS_EXT_MAX	16
 #define UF2FS_COMPRESS_EXT_LEN	8
 
+/* Devices of a multi-device volume besides the first (f2fs has at most 8). */
+#define UF2FS_MAX_EXTRA_DEVICES	7
+
 struct uf2fs_options {
 	const char *device;		/* image file or block device */
 	bool read_only;			/* default; a read-write mount needs rw */
@@ -121,6 +124,13 @@ struct uf2fs_options {
 	const char *tls_certificates;
 	const char *tls_psk_file;
 	const char *tls_username;
+	/*
+	 * Multi-device volumes: the paths of devices 1, 2, ... in order, for
+	 * image files moved since mkfs recorded their paths in the super block
+	 * (device 0 is always "device"). nr_devices 0: the recorded paths.
+	 */
+	const char *devices[UF2FS_MAX_EXTRA_DEVICES];
+	unsigned int nr_devices;
 	/* RAM backend only: the image bytes (copied) */
 	const void *ram_image;
 	size_t ram_size;

@@ -105,5 +105,17 @@ int f2fs_dev_discard(struct f2fs_dev *dev, block_t blk, uint64_t nr);
 
 /* A disk with a partition table was opened whole: a message saying how to pick one. */
 int f2fs_dev_partition_hint(struct f2fs_dev *dev, char *buf, size_t len);
+/*
+ * Multi-device volumes (multi.c): begin turns the open device into the first
+ * member of a composite holding the volume's bytes [0, first_end); each add
+ * opens the next member (path) for the following bytes. The volume's
+ * struct f2fs_dev stays the one the file system uses.
+ */
+#define F2FS_DEV_MAX_MEMBERS 8
+int f2fs_dev_multi_begin(struct f2fs_dev *dev, uint64_t first_end);
+int f2fs_dev_multi_add(struct f2fs_dev *dev, const char *path, uint64_t bytes,
+		       const struct uf2fs_options *opts, struct f2fs_dev **member);
+/* Member i of a multi-device volume, NULL past the last or on a single device. */
+struct f2fs_dev *f2fs_dev_multi_member(struct f2fs_dev *dev, unsigned int i);
 
 #endif
