@@ -644,44 +644,39 @@ static void reset_cached(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, v
 	f2fs_quota_inode_loaded(sbi, fi);
 }
 
-/* Recount usage from every inode the NAT maps, as fsck.f2fs does; limits are kept. */
+static int recount_inode(struct f2fs_sb_info *sbi, nid_t ino, const struct f2fs_inode *ri,
+			 void *arg)
+{
+	struct f2fs_quota_info *q = arg;
+	uint32_t ids[3];
+
+	if (f2fs_is_quota_ino(sbi, ino))
+		return 0;
+	ids[0] = le32(ri->i_uid);
+	ids[1] = le32(ri->i_gid);
+	ids[2] = f2fs_raw_projid(sbi, ri);
+	pthread_mutex_lock(&q->lock);
+	charge(q, ids, le64(ri->i_blocks), +1);
+	pthread_mutex_unlock(&q->lock);
+	return 0;
+}
+
+/*
+ * Recount usage from every inode the NAT maps, as fsck.f2fs does; limits are
+ * kept. Only the NAT's inode entries are visited, their blocks read in
+ * address order (f2fs_walk_inodes), not every nid through the cache.
+ */
 static int quota_recount(struct f2fs_sb_info *sbi)
 {
 	struct f2fs_quota_info *q = sbi->quota;
-	int ret = 0;
+	int ret;
 
 	pthread_mutex_lock(&q->lock);
 	for (int i = 0; i < F2FS_MAX_QUOTAS; i++)
 		for (size_t j = 0; j < q->t[i].n; j++)
 			q->t[i].v[j].space = q->t[i].v[j].inodes = 0;
 	pthread_mutex_unlock(&q->lock);
-	for (nid_t nid = 1; nid < sbi->nm.max_nid && !ret; nid++) {
-		struct node_info ni;
-		struct folio *f;
-		const struct f2fs_inode *ri;
-		uint32_t ids[3];
-
-		if (f2fs_is_quota_ino(sbi, nid) || nid == sbi->node_ino || nid == sbi->meta_ino)
-			continue;
-		ret = f2fs_get_node_info(sbi, nid, &ni);
-		if (ret)
-			break;
-		if (ni.ino != nid || ni.blk_addr == NULL_ADDR)
-			continue;
-		f = f2fs_get_node_folio(sbi, nid);
-		if (IS_ERR(f)) {
-			ret = PTR_ERR(f);
-			break;
-		}
-		ri = &folio_node(f)->i;
-		ids[0] = le32(ri->i_uid);
-		ids[1] = le32(ri->i_gid);
-		ids[2] = f2fs_raw_projid(sbi, ri);
-		pthread_mutex_lock(&q->lock);
-		charge(q, ids, le64(ri->i_blocks), +1);
-		pthread_mutex_unlock(&q->lock);
-		folio_put(sbi, f);
-	}
+	ret = f2fs_walk_inodes(sbi, recount_inode, q);
 	if (ret)
 		return ret;
 	f2fs_icache_for_each(sbi, reset_cached, NULL);
