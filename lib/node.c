@@ -943,9 +943,8 @@ static int walk_nat_block(struct f2fs_sb_info *sbi, nid_t start, struct f2fs_nat
 		    le32(e[i].ino) != nid || blk == NULL_ADDR)
 			continue;
 		if (!f2fs_valid_main_blkaddr(sbi, blk))
-			return f2fs_error(sbi, EFSCORRUPTED,
-					  "NAT: inode %u points to block 0x%x outside the main area",
-					  nid, blk);
+			return f2fs_error(sbi, EFSCORRUPTED, "NAT: inode %u points to block "
+					  "0x%x outside the main area", nid, blk);
 		if (walk_push(l, blk, nid))
 			return -ENOMEM;
 	}
@@ -976,10 +975,11 @@ static int walk_collect_inodes(struct f2fs_sb_info *sbi, struct walk_list *l)
 					 addr + n - 1, strerror(-ret));
 			break;
 		}
-		for (unsigned int i = 0; i < n && !ret; i++)
-			ret = walk_nat_block(sbi, (b + i) * NAT_ENTRY_PER_BLOCK,
-					     ((struct f2fs_nat_block *)(buf + (size_t)i * F2FS_BLKSIZE))
-					     ->entries, l);
+		for (unsigned int i = 0; i < n && !ret; i++) {
+			struct f2fs_nat_block *nb = (void *)(buf + (size_t)i * F2FS_BLKSIZE);
+
+			ret = walk_nat_block(sbi, (b + i) * NAT_ENTRY_PER_BLOCK, nb->entries, l);
+		}
 		b += n;
 	}
 	free(buf);

@@ -262,9 +262,11 @@ static int parse_chunk(struct f2fs_sparse *sp, const struct sparse_hdr *h, unsig
 	if (c.type == CHUNK_CRC32) {
 		int ret = add_crc(sp, i, at, *blk * h->blk_sz, payload_at);
 
+		if (ret == -EIO)
+			return fail(err, errlen, "sparse chunk %u (byte %llu): cannot read its "
+				    "crc32", i, (unsigned long long)at);
 		if (ret)
-			return ret == -EIO ? fail(err, errlen, "sparse chunk %u (byte %llu): cannot "
-						  "read its crc32", i, (unsigned long long)at) : ret;
+			return ret;
 	}
 	c.num = i;
 	c.start = *blk * h->blk_sz;
@@ -426,7 +428,7 @@ static int crc_chunk(struct f2fs_sparse *sp, struct crc_walk *w, const struct sp
 		w->crc = (uint32_t)crc32_z(w->crc, w->buf, n);
 		if (c->type == CHUNK_RAW)
 			w->writer = (uint32_t)crc32_z(w->writer, w->buf, n);
-		else if (c->type == CHUNK_FILL && !done)	/* n >= one block but for huge ones */
+		else if (c->type == CHUNK_FILL && !done)	/* n < blk_sz: huge blocks */
 			w->writer = (uint32_t)crc32_z(w->writer, w->buf,
 						      w->blk_sz < n ? w->blk_sz : n);
 		done += n;
@@ -618,7 +620,8 @@ int uf2fs_verify_sparse(const char *path, char *msg, size_t msglen)
 	} else {
 		ret = dev_sparse_probe(&dev, NULL, (uint64_t)st.st_size);
 		if (ret == 0) {
-			snprintf(msg, msglen, "not an Android sparse image: no checksums to verify");
+			snprintf(msg, msglen, "not an Android sparse image: no checksums to "
+				 "verify");
 			ret = -ENOTTY;
 		} else if (ret < 0) {
 			snprintf(msg, msglen, "%s", dev.open_error);
