@@ -4,7 +4,8 @@
 # generic_perform_write returns the bytes before the first page that does not
 # fit); the next write is EDQUOT. For the default mount with usrquota (quota
 # limits turn writeback_cache off: under it the kernel's page cache would take
-# the whole write and the short count could not show) and for an explicit
+# the whole write and the short count could not show; uf2fs stats must say
+# no_writeback_cache) and for an explicit
 # -o no_writeback_cache: a first write ending inside a block, then one of
 # 3 MiB from there must return exactly the bytes up to the limit's last block,
 # the file size must end there, the next write must fail with EDQUOT, a write
@@ -35,6 +36,9 @@ run() {
 	"$MKFS_F2FS" -f -q -g android "$img" >/dev/null || fail "mkfs.f2fs -g android"
 	"$UF2FS" setquota -u 1000 0 "$LIMIT_KIB" 0 0 "$img" || fail "setquota"
 	mount_uf2fs "$img" "$MNT" "$opts" || fail "mount -o $opts"
+	# quota limits turn writeback_cache off (uf2fs stats names the mode)
+	"$UF2FS" stats "$MNT" | grep -qx "mount: no_writeback_cache" ||
+		fail "$opts: not write-through: $("$UF2FS" stats "$MNT" | grep '^mount:')"
 	mkdir "$MNT/u"
 	chown 1000 "$MNT/u"
 	out=$(setpriv --reuid=1000 --regid=1000 --clear-groups "$SYS_PY" - "$MNT/u/f" "$FIRST" <<'PYEOF'
