@@ -248,6 +248,10 @@ static inline unsigned int ofs_of_node(const struct f2fs_node *n)
 #define MAX_RA_NODE 128
 /* The first device error of its requests (the nodes are left to a later read). */
 int f2fs_ra_node_siblings(struct f2fs_sb_info *sbi, const nid_t *nids, unsigned int count);
+/* Every inode block the NAT maps, read in block order (checkpointed, no writer). */
+typedef int (*f2fs_inode_walk_fn)(struct f2fs_sb_info *sbi, nid_t ino,
+				  const struct f2fs_inode *ri, void *arg);
+int f2fs_walk_inodes(struct f2fs_sb_info *sbi, f2fs_inode_walk_fn fn, void *arg);
 static inline struct f2fs_node *folio_node(struct folio *f)
 {
 	return (struct f2fs_node *)f->data;

@@ -623,6 +623,7 @@ static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t 
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
 	struct f2fs_inode_info *fi;
+	uint64_t qlen = len;
 	ssize_t ret;
 
 	ret = f2fs_begin_write(sbi);
@@ -650,7 +651,8 @@ static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t 
 		pthread_rwlock_wrlock(&fi->i_rwsem);
 		if (fi->flags & F2FS_APPEND_FL)
 			off = fi->size;
-		ret = f2fs_quota_reserve_blocks(sbi, fi, off, len);
+		ret = f2fs_quota_reserve_blocks(sbi, fi, off, &qlen, true);
+		len = qlen;	/* a write past a block limit is cut short */
 		if (ret)
 			;
 		else if (f2fs_write_through_ok(sbi, fi, len, off)) {
@@ -1103,6 +1105,7 @@ static int do_fallocate_op(struct uf2fs *fs, uint32_t ino, int mode, uint64_t of
 			      FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE;
 	const int shift = FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE;
 	struct f2fs_inode_info *fi;
+	uint64_t qlen = len;
 	int ret;
 
 	if (mode & ~supported)
@@ -1145,7 +1148,7 @@ static int do_fallocate_op(struct uf2fs *fs, uint32_t ino, int mode, uint64_t of
 		else if (mode & shift)
 			ret = do_shift_range(sbi, fi, mode, off, len);
 		else if (!(mode & FALLOC_FL_PUNCH_HOLE) &&
-			 (ret = f2fs_quota_reserve_blocks(sbi, fi, off, len)))
+			 (ret = f2fs_quota_reserve_blocks(sbi, fi, off, &qlen, false)))
 			;
 		else
 			ret = do_fallocate(sbi, fi, mode, off, len);

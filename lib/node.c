@@ -887,3 +887,166 @@ void f2fs_set_inode_chksum(struct f2fs_sb_info *sbi, struct f2fs_node *n)
 	    f2fs_has_feature(sbi, F2FS_FEATURE_INODE_CHKSUM) && (n->i.i_inline & F2FS_EXTRA_ATTR))
 		n->i.i_inode_checksum = f2fs_inode_chksum(sbi->chksum_seed, n);
 }
+
+/// Every inode, for a whole-image pass ///
+
+#define WALK_NAT_RUN	256u	/* NAT blocks per read: 1 MiB */
+#define WALK_NODE_RUN	256u	/* span of one inode read, in blocks */
+#define WALK_NODE_GAP	16u	/* free blocks read through rather than split a run */
+
+struct walk_list {
+	uint64_t *v;		/* block address << 32 | nid: sorts by address */
+	size_t n, cap;
+};
+
+static int walk_push(struct walk_list *l, block_t blk, nid_t nid)
+{
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 4096;
+		uint64_t *nv = realloc(l->v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = nc;
+	}
+	l->v[l->n++] = (uint64_t)blk << 32 | nid;
+	return 0;
+}
+
+/* One NAT block's entries as of now: the block, then the journal, then the cache. */
+static int walk_nat_block(struct f2fs_sb_info *sbi, nid_t start, struct f2fs_nat_entry *e,
+			  struct walk_list *l)
+{
+	struct f2fs_nm_info *nm = &sbi->nm;
+	struct f2fs_journal *j = nm->journal;
+
+	pthread_mutex_lock(&nm->lock);
+	for (int k = 0; k < le16(j->n_nats); k++) {
+		nid_t nid = le32(j->nat_j.entries[k].nid);
+
+		if (nid >= start && nid - start < NAT_ENTRY_PER_BLOCK)
+			e[nid - start] = j->nat_j.entries[k].ne;
+	}
+	for (unsigned int i = 0; i < NAT_ENTRY_PER_BLOCK; i++) {
+		struct nat_entry *ce = nat_cache_find(nm, start + i);
+
+		if (ce)
+			raw_nat_from(&e[i], ce);
+	}
+	pthread_mutex_unlock(&nm->lock);
+	for (unsigned int i = 0; i < NAT_ENTRY_PER_BLOCK; i++) {
+		nid_t nid = start + i;
+		block_t blk = le32(e[i].block_addr);
+
+		if (nid < F2FS_RESERVED_NODE_NUM || nid >= nm->max_nid ||
+		    le32(e[i].ino) != nid || blk == NULL_ADDR)
+			continue;
+		if (!f2fs_valid_main_blkaddr(sbi, blk))
+			return f2fs_error(sbi, EFSCORRUPTED, "NAT: inode %u points to block "
+					  "0x%x outside the main area", nid, blk);
+		if (walk_push(l, blk, nid))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The inodes the NAT maps, from its blocks read in runs of neighbouring addresses. */
+static int walk_collect_inodes(struct f2fs_sb_info *sbi, struct walk_list *l)
+{
+	struct f2fs_nm_info *nm = &sbi->nm;
+	unsigned int nblocks = DIV_ROUND_UP(nm->max_nid, NAT_ENTRY_PER_BLOCK);
+	uint8_t *buf;
+	int ret = 0;
+
+	if (posix_memalign((void **)&buf, F2FS_BLKSIZE, (size_t)WALK_NAT_RUN * F2FS_BLKSIZE))
+		return -ENOMEM;
+	for (unsigned int b = 0; b < nblocks && !ret;) {
+		block_t addr = nat_block_addr(nm, b * NAT_ENTRY_PER_BLOCK, sbi->log_blocks_per_seg);
+		unsigned int n = 1;
+
+		while (b + n < nblocks && n < WALK_NAT_RUN &&
+		       nat_block_addr(nm, (b + n) * NAT_ENTRY_PER_BLOCK, sbi->log_blocks_per_seg) ==
+		       addr + n)
+			n++;
+		ret = f2fs_dev_read_blocks(&sbi->dev, buf, addr, n);
+		if (ret) {
+			ret = f2fs_error(sbi, EIO, "NAT blocks %u..%u: read failed: %s", addr,
+					 addr + n - 1, strerror(-ret));
+			break;
+		}
+		for (unsigned int i = 0; i < n && !ret; i++) {
+			struct f2fs_nat_block *nb = (void *)(buf + (size_t)i * F2FS_BLKSIZE);
+
+			ret = walk_nat_block(sbi, (b + i) * NAT_ENTRY_PER_BLOCK, nb->entries, l);
+		}
+		b += n;
+	}
+	free(buf);
+	return ret;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Read the sorted inode blocks in runs, a gap of a few free blocks read through. */
+static int walk_read_inodes(struct f2fs_sb_info *sbi, const struct walk_list *l,
+			    f2fs_inode_walk_fn fn, void *arg)
+{
+	uint8_t *buf;
+	int ret = 0;
+
+	if (posix_memalign((void **)&buf, F2FS_BLKSIZE, (size_t)WALK_NODE_RUN * F2FS_BLKSIZE))
+		return -ENOMEM;
+	for (size_t i = 0; i < l->n && !ret;) {
+		block_t first = l->v[i] >> 32, last = first;
+		size_t j = i + 1;
+
+		while (j < l->n && (block_t)(l->v[j] >> 32) - first < WALK_NODE_RUN &&
+		       (block_t)(l->v[j] >> 32) - last <= WALK_NODE_GAP)
+			last = l->v[j++] >> 32;
+		ret = f2fs_dev_read_blocks(&sbi->dev, buf, first, last - first + 1);
+		if (ret) {
+			ret = f2fs_error(sbi, EIO, "node blocks %u..%u: read failed: %s", first,
+					 last, strerror(-ret));
+			break;
+		}
+		atomic_fetch_add(&sbi->ctr->node_reads, j - i);
+		for (; i < j && !ret; i++) {
+			struct node_info ni = { .nid = (nid_t)l->v[i], .ino = (nid_t)l->v[i],
+						.blk_addr = l->v[i] >> 32 };
+			const struct f2fs_node *node =
+				(const void *)(buf + (size_t)(ni.blk_addr - first) * F2FS_BLKSIZE);
+
+			ret = check_node_footer(sbi, node, &ni);
+			if (!ret)
+				ret = fn(sbi, ni.nid, &node->i, arg);
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+/*
+ * Every inode block the NAT maps, in block order, for a pass over the whole
+ * image (the quota recount). The NAT is read in merged runs and only its
+ * inode entries are kept; the inode blocks are then read in runs sorted by
+ * address, bypassing the cache, so the caller must have checkpointed with
+ * no writer running (the disk holds every inode as the cache would).
+ */
+int f2fs_walk_inodes(struct f2fs_sb_info *sbi, f2fs_inode_walk_fn fn, void *arg)
+{
+	struct walk_list l = { 0 };
+	int ret = walk_collect_inodes(sbi, &l);
+
+	if (!ret) {
+		qsort(l.v, l.n, sizeof(*l.v), cmp_u64);
+		ret = walk_read_inodes(sbi, &l, fn, arg);
+	}
+	free(l.v);
+	return ret;
+}

@@ -644,44 +644,39 @@ static void reset_cached(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, v
 	f2fs_quota_inode_loaded(sbi, fi);
 }
 
-/* Recount usage from every inode the NAT maps, as fsck.f2fs does; limits are kept. */
+static int recount_inode(struct f2fs_sb_info *sbi, nid_t ino, const struct f2fs_inode *ri,
+			 void *arg)
+{
+	struct f2fs_quota_info *q = arg;
+	uint32_t ids[3];
+
+	if (f2fs_is_quota_ino(sbi, ino))
+		return 0;
+	ids[0] = le32(ri->i_uid);
+	ids[1] = le32(ri->i_gid);
+	ids[2] = f2fs_raw_projid(sbi, ri);
+	pthread_mutex_lock(&q->lock);
+	charge(q, ids, le64(ri->i_blocks), +1);
+	pthread_mutex_unlock(&q->lock);
+	return 0;
+}
+
+/*
+ * Recount usage from every inode the NAT maps, as fsck.f2fs does; limits are
+ * kept. Only the NAT's inode entries are visited, their blocks read in
+ * address order (f2fs_walk_inodes), not every nid through the cache.
+ */
 static int quota_recount(struct f2fs_sb_info *sbi)
 {
 	struct f2fs_quota_info *q = sbi->quota;
-	int ret = 0;
+	int ret;
 
 	pthread_mutex_lock(&q->lock);
 	for (int i = 0; i < F2FS_MAX_QUOTAS; i++)
 		for (size_t j = 0; j < q->t[i].n; j++)
 			q->t[i].v[j].space = q->t[i].v[j].inodes = 0;
 	pthread_mutex_unlock(&q->lock);
-	for (nid_t nid = 1; nid < sbi->nm.max_nid && !ret; nid++) {
-		struct node_info ni;
-		struct folio *f;
-		const struct f2fs_inode *ri;
-		uint32_t ids[3];
-
-		if (f2fs_is_quota_ino(sbi, nid) || nid == sbi->node_ino || nid == sbi->meta_ino)
-			continue;
-		ret = f2fs_get_node_info(sbi, nid, &ni);
-		if (ret)
-			break;
-		if (ni.ino != nid || ni.blk_addr == NULL_ADDR)
-			continue;
-		f = f2fs_get_node_folio(sbi, nid);
-		if (IS_ERR(f)) {
-			ret = PTR_ERR(f);
-			break;
-		}
-		ri = &folio_node(f)->i;
-		ids[0] = le32(ri->i_uid);
-		ids[1] = le32(ri->i_gid);
-		ids[2] = f2fs_raw_projid(sbi, ri);
-		pthread_mutex_lock(&q->lock);
-		charge(q, ids, le64(ri->i_blocks), +1);
-		pthread_mutex_unlock(&q->lock);
-		folio_put(sbi, f);
-	}
+	ret = f2fs_walk_inodes(sbi, recount_inode, q);
 	if (ret)
 		return ret;
 	f2fs_icache_for_each(sbi, reset_cached, NULL);
@@ -980,15 +975,55 @@ int f2fs_quota_reserve_inode(struct f2fs_sb_info *sbi, uint32_t uid, uint32_t gi
 	return quota_reserve(sbi, ids, 0, 1, uid != 0, 7);
 }
 
-/* Blocks of [off, off + len) that have none yet: what a write or fallocate adds. */
+/*
+ * Blocks the enforced limits of ids still let in before a write is refused,
+ * as check_bdq would refuse the next block: up to the hard limit, and up to
+ * the soft limit once its grace time ran out (UINT64_MAX: no limit applies).
+ */
+static uint64_t quota_block_room(struct f2fs_sb_info *sbi, const uint32_t ids[3])
+{
+	struct f2fs_quota_info *q = sbi->quota;
+	int64_t now = time(NULL);
+	uint64_t room = UINT64_MAX;
+
+	pthread_mutex_lock(&q->lock);
+	for (int i = 0; i < F2FS_MAX_QUOTAS; i++) {
+		struct uf2fs_dquot *d;
+		int64_t used, cap = -1;
+
+		if (!q->t[i].on || !(sbi->opts.quota_enforce & (1u << i)))
+			continue;
+		d = dq_find(&q->t[i], ids[i], false);
+		if (!d)
+			continue;
+		used = d->space + d->rsv_space;
+		if (d->bhard)
+			cap = (int64_t)d->bhard;
+		if (d->bsoft && d->btime && now >= d->btime && (cap < 0 || (int64_t)d->bsoft < cap))
+			cap = (int64_t)d->bsoft;
+		if (cap >= 0)
+			room = MIN(room, cap > used ? (uint64_t)(cap - used) / F2FS_BLKSIZE : 0);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return room;
+}
+
+/*
+ * Blocks of [off, off + len) that have none yet (what a write or fallocate
+ * adds), counted up to room; *stop is the first hole past room (the block
+ * a page-by-page writer would fail on), or UINT64_MAX when all fit.
+ */
 static int count_holes(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t off,
-		       uint64_t len, uint64_t *holes)
+		       uint64_t len, uint64_t room, uint64_t *holes, uint64_t *stop)
 {
 	uint64_t blk = off / F2FS_BLKSIZE, end = DIV_ROUND_UP(off + len, F2FS_BLKSIZE);
 
 	*holes = 0;
+	*stop = UINT64_MAX;
 	if (f2fs_is_inline_data(fi) || f2fs_is_compressed(fi)) {
-		*holes = end - blk;
+		*holes = MIN(end - blk, room);
+		if (end - blk > room)
+			*stop = blk + room;
 		return 0;
 	}
 	while (blk < end) {
@@ -999,25 +1034,51 @@ static int count_holes(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uin
 			return ret;
 		if (!map.len)
 			map.len = 1;
-		if (map.pblk == NULL_ADDR)
+		if (map.pblk == NULL_ADDR) {
+			if (*holes + map.len > room) {
+				*stop = blk + (room - *holes);
+				*holes = room;
+				return 0;
+			}
 			*holes += map.len;
+		}
 		blk += map.len;
 	}
 	return 0;
 }
 
+/*
+ * A write or fallocate of [off, off + *len): the kernel reserves quota a
+ * page at a time as it goes (f2fs_write_begin), so a write that would pass a
+ * limit stops at the first block that does not fit: *len is cut to the bytes
+ * before it (a short write), EDQUOT when not one byte fits. With short_ok
+ * false (fallocate) it is all or nothing.
+ */
 int f2fs_quota_reserve_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
-			      uint64_t off, uint64_t len)
+			      uint64_t off, uint64_t *len, bool short_ok)
 {
 	uint32_t ids[3] = { fi->uid, fi->gid, fi->projid };
-	uint64_t holes;
+	uint64_t holes, stop, room;
 	int ret;
 
-	if (!sbi->quota || !sbi->opts.quota_enforce || !caller_limited || !len)
+	if (!sbi->quota || !sbi->opts.quota_enforce || !caller_limited || !*len)
 		return 0;
 	f2fs_quota_sync_inode(sbi, fi);
-	ret = count_holes(sbi, fi, off, len, &holes);
-	return ret ? ret : quota_reserve(sbi, ids, holes, 0, caller_limited, 7);
+	room = quota_block_room(sbi, ids);
+	ret = count_holes(sbi, fi, off, *len, room, &holes, &stop);
+	if (ret)
+		return ret;
+	if (stop != UINT64_MAX) {
+		uint64_t fit = stop * F2FS_BLKSIZE > off ? stop * F2FS_BLKSIZE - off : 0;
+
+		/* reservations may count a block twice: cut only on exact usage */
+		if (sbi->quota->has_rsv)
+			return -EAGAIN;
+		if (!short_ok || !fit)
+			return -EDQUOT;
+		*len = fit;
+	}
+	return quota_reserve(sbi, ids, holes, 0, caller_limited, 7);
 }
 
 /*

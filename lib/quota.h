@@ -23,9 +23,12 @@ bool f2fs_quota_need_fsck(const struct f2fs_sb_info *sbi);
 void f2fs_quota_sync_inode(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
 /* An inode read from its block: charged with what the block says. */
 void f2fs_quota_inode_loaded(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
-/* Limits (usrquota...): EDQUOT, or -EAGAIN for a checkpoint and a retry. */
+/*
+ * Limits (usrquota...): EDQUOT, or -EAGAIN for a checkpoint and a retry; a
+ * write (short_ok) past a block limit is cut to what fits (*len).
+ */
 int f2fs_quota_reserve_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
-			      uint64_t off, uint64_t len);
+			      uint64_t off, uint64_t *len, bool short_ok);
 int f2fs_quota_reserve_inode(struct f2fs_sb_info *sbi, uint32_t uid, uint32_t gid,
 			     const struct f2fs_inode_info *dir);
 int f2fs_quota_transfer(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint32_t uid,

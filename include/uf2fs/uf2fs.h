@@ -442,6 +442,13 @@ struct uf2fs_sparse_report {
 	uint64_t data_blocks, fill_blocks, dont_care_blocks;
 };
 int uf2fs_write_sparse(struct uf2fs *fs, int out_fd, struct uf2fs_sparse_report *rep);
+/*
+ * Check the sparse file at path against its checksums (CRC32 chunks, a
+ * non-zero header image_checksum), without mounting: 0 when they match,
+ * -EBADMSG at the first mismatch, -EUCLEAN for a damaged sparse image,
+ * -ENOTTY when it is not a sparse image; msg says which and where.
+ */
+int uf2fs_verify_sparse(const char *path, char *msg, size_t msglen);
 /* /// Disk quota (quota_ino images; lib/quota.c) /// */
 enum { UF2FS_USRQUOTA, UF2FS_GRPQUOTA, UF2FS_PRJQUOTA };
 struct uf2fs_dquot {

@@ -12,14 +12,19 @@
  * pread per raw chunk it touches. Debian's libsparse parses the same format
  * but only to stream or rewrite a whole image, with no read at an offset
  * (docs/decisions.md); the facts here follow its sparse_format.h. The
- * device backend over the index (read-only) is at the end of the file.
+ * checksums (CRC32 chunks, the header's image_checksum) are verified on
+ * request only (`uf2fs info --verify`), since that reads the whole image.
+ * The device backend over the index (read-only) is at the end of the file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "backend.h"
 #include "sparse.h"
@@ -39,6 +44,15 @@ struct sparse_chunk {
 	uint64_t src;		/* RAW: file offset of the data */
 	uint8_t fill[4];	/* FILL: the pattern as stored */
 	uint16_t type;
+	uint32_t num;		/* its chunk number in the file */
+};
+
+/* A CRC32 chunk: the CRC32 of the expanded image before it (pos bytes). */
+struct sparse_crc {
+	uint32_t num;		/* its chunk number */
+	uint32_t value;
+	uint64_t at;		/* its byte in the sparse file */
+	uint64_t pos;
 };
 
 struct f2fs_sparse {
@@ -48,6 +62,10 @@ struct f2fs_sparse {
 	uint64_t size;		/* expanded */
 	struct sparse_chunk *chunks;
 	unsigned int nr, cap;
+	struct sparse_crc *crcs;
+	unsigned int nr_crcs;
+	uint32_t image_checksum;	/* the header's; 0: none */
+	uint32_t blk_sz;
 };
 
 static uint16_t get_le16(const uint8_t *p)
@@ -115,8 +133,24 @@ static int add_chunk(struct f2fs_sparse *sp, const struct sparse_chunk *c)
 	return 0;
 }
 
+static int add_crc(struct f2fs_sparse *sp, uint32_t num, uint64_t at, uint64_t pos,
+		   uint64_t payload_at)
+{
+	struct sparse_crc *v = realloc(sp->crcs, (sp->nr_crcs + 1) * sizeof(*v));
+	uint8_t b[4];
+
+	if (!v)
+		return -ENOMEM;
+	sp->crcs = v;
+	if (src_read(sp, b, sizeof(b), payload_at))
+		return -EIO;
+	v[sp->nr_crcs++] = (struct sparse_crc){ .num = num, .value = get_le32(b), .at = at,
+						  .pos = pos };
+	return 0;
+}
+
 struct sparse_hdr {
-	uint32_t blk_sz, total_blks, total_chunks;
+	uint32_t blk_sz, total_blks, total_chunks, image_checksum;
 	uint16_t file_hdr_sz, chunk_hdr_sz;
 };
 
@@ -139,6 +173,7 @@ static int parse_file_header(struct f2fs_sparse *sp, struct sparse_hdr *h, char 
 	h->blk_sz = get_le32(b + 12);
 	h->total_blks = get_le32(b + 16);
 	h->total_chunks = get_le32(b + 20);
+	h->image_checksum = get_le32(b + 24);
 	/* larger headers are allowed, as libsparse allows them: the rest is skipped */
 	if (h->file_hdr_sz < SPARSE_FILE_HDR_SZ)
 		return fail(err, errlen, "sparse header: file_hdr_sz %u is below %d",
@@ -224,6 +259,16 @@ static int parse_chunk(struct f2fs_sparse *sp, const struct sparse_hdr *h, unsig
 	if (c.type == CHUNK_FILL && src_read(sp, c.fill, 4, payload_at))
 		return fail(err, errlen, "sparse chunk %u (byte %llu): cannot read its fill "
 			    "pattern", i, (unsigned long long)at);
+	if (c.type == CHUNK_CRC32) {
+		int ret = add_crc(sp, i, at, *blk * h->blk_sz, payload_at);
+
+		if (ret == -EIO)
+			return fail(err, errlen, "sparse chunk %u (byte %llu): cannot read its "
+				    "crc32", i, (unsigned long long)at);
+		if (ret)
+			return ret;
+	}
+	c.num = i;
 	c.start = *blk * h->blk_sz;
 	c.len = (uint64_t)blocks * h->blk_sz;
 	c.src = payload_at;
@@ -252,6 +297,8 @@ static int build_index(struct f2fs_sparse *sp, char *err, size_t errlen)
 			    "the header's total_blks is %u", h.total_chunks,
 			    (unsigned long long)blk, h.total_blks);
 	sp->size = (uint64_t)h.total_blks * h.blk_sz;
+	sp->image_checksum = h.image_checksum;
+	sp->blk_sz = h.blk_sz;
 	return 0;
 }
 
@@ -280,6 +327,7 @@ void f2fs_sparse_close(struct f2fs_sparse *sp)
 	if (!sp)
 		return;
 	free(sp->chunks);
+	free(sp->crcs);
 	free(sp);
 }
 
@@ -344,6 +392,127 @@ int f2fs_sparse_pread(struct f2fs_sparse *sp, void *buf, size_t len, uint64_t of
 	return 0;
 }
 
+/// Checksums: CRC32 chunks and the header's image_checksum ///
+
+#define VERIFY_BUF	(1u << 20)
+
+/*
+ * Two running CRC32s (zlib's, which is libsparse's sparse_crc32): "crc" over
+ * the expanded image as sparse_format.h defines it (don't-care blocks as
+ * zeros, fill blocks as their pattern), and "writer" as Debian's libsparse
+ * writer computes it with its crc flag on: a fill chunk counts one block of
+ * its pattern whatever its length, a don't-care chunk nothing. Its own reader
+ * rejects those (measured on its sparse_file_write output); they cover the
+ * same data, so either is accepted and the summary says which.
+ */
+struct crc_walk {
+	uint8_t *buf;
+	uint32_t crc, writer;
+	uint32_t blk_sz;
+};
+
+static int crc_chunk(struct f2fs_sparse *sp, struct crc_walk *w, const struct sparse_chunk *c)
+{
+	for (uint64_t done = 0; done < c->len;) {
+		size_t n = c->len - done < VERIFY_BUF ? c->len - done : VERIFY_BUF;
+		int ret = 0;
+
+		if (c->type == CHUNK_RAW)
+			ret = src_read(sp, w->buf, n, c->src + done);
+		else if (c->type == CHUNK_FILL)
+			fill_pattern(w->buf, n, c->fill, 0);
+		else
+			memset(w->buf, 0, n);
+		if (ret)
+			return ret;
+		w->crc = (uint32_t)crc32_z(w->crc, w->buf, n);
+		if (c->type == CHUNK_RAW)
+			w->writer = (uint32_t)crc32_z(w->writer, w->buf, n);
+		else if (c->type == CHUNK_FILL && !done)	/* n < blk_sz: huge blocks */
+			w->writer = (uint32_t)crc32_z(w->writer, w->buf,
+						      w->blk_sz < n ? w->blk_sz : n);
+		done += n;
+	}
+	return 0;
+}
+
+static int verify_summary(const struct f2fs_sparse *sp, unsigned int writer_only, char *msg,
+			  size_t msglen)
+{
+	snprintf(msg, msglen, "%u crc32 chunk%s and %s: %s%s", sp->nr_crcs,
+		 sp->nr_crcs == 1 ? "" : "s", sp->image_checksum ? "the header's image_checksum" :
+		 "no header checksum (image_checksum 0)",
+		 sp->nr_crcs || sp->image_checksum ? "match" : "nothing to check",
+		 writer_only ? " (the crc32 chunks as libsparse's writer computes them: one block "
+		 "per fill chunk, nothing for don't-care)" : "");
+	return 0;
+}
+
+/*
+ * Check every CRC32 chunk against the expanded image before it, and a
+ * non-zero image_checksum against the whole: 0 when all match (a summary in
+ * msg), -EBADMSG at the first mismatch, with its chunk number and byte
+ * offsets in msg.
+ */
+int f2fs_sparse_verify(struct f2fs_sparse *sp, char *msg, size_t msglen)
+{
+	struct crc_walk w = { .buf = malloc(VERIFY_BUF), .blk_sz = sp->blk_sz };
+	unsigned int next = 0, writer_only = 0;
+	int ret = 0;
+
+	if (!w.buf)
+		return -ENOMEM;
+	for (unsigned int i = 0; i <= sp->nr_crcs && !ret; i++) {
+		const struct sparse_crc *c = i < sp->nr_crcs ? &sp->crcs[i] : NULL;
+
+		/* the data chunks before this crc32 chunk (all of them, after the last) */
+		for (; next < sp->nr && (!c || sp->chunks[next].num < c->num) && !ret; next++)
+			ret = crc_chunk(sp, &w, &sp->chunks[next]);
+		if (ret || !c || w.crc == c->value)
+			continue;
+		if (w.writer == c->value) {
+			writer_only++;
+			continue;
+		}
+		snprintf(msg, msglen, "sparse chunk %u (byte %llu): crc32 0x%08x, but the first "
+			 "%llu bytes of the expanded image give 0x%08x", c->num,
+			 (unsigned long long)c->at, c->value, (unsigned long long)c->pos, w.crc);
+		ret = -EBADMSG;
+	}
+	free(w.buf);
+	if (!ret && sp->image_checksum && w.crc != sp->image_checksum) {
+		snprintf(msg, msglen, "sparse header (byte 24): image_checksum 0x%08x, but the "
+			 "expanded image (%llu bytes) gives 0x%08x", sp->image_checksum,
+			 (unsigned long long)sp->size, w.crc);
+		ret = -EBADMSG;
+	}
+	return ret ? ret : verify_summary(sp, writer_only, msg, msglen);
+}
+
+/*
+ * A header that is a sparse one with its magic damaged: the magic a few bits
+ * off, or the layout fields of a sparse header (major 1, 28- and 12-byte
+ * headers, a block size that is a multiple of 4) after a wrong one. A raw
+ * f2fs image has zeros there (the super block is at 1 KiB), so it never
+ * looks like one. Returns what it looks like, or NULL.
+ */
+static const char *sparse_damaged_magic(const uint8_t *b, size_t len)
+{
+	uint32_t blk_sz;
+
+	if (len < 4 || f2fs_sparse_magic(b, len))
+		return NULL;
+	if (__builtin_popcount(get_le32(b) ^ F2FS_SPARSE_MAGIC) <= 4)
+		return "a few bits off the sparse magic";
+	if (len < SPARSE_FILE_HDR_SZ)
+		return NULL;
+	blk_sz = get_le32(b + 12);
+	if (get_le16(b + 4) == SPARSE_MAJOR_VER && get_le16(b + 8) == SPARSE_FILE_HDR_SZ &&
+	    get_le16(b + 10) == SPARSE_CHUNK_HDR_SZ && blk_sz && !(blk_sz % 4))
+		return "the fields after it are a sparse header's";
+	return NULL;
+}
+
 /// Android sparse images (read-only) ///
 
 /*
@@ -398,17 +567,26 @@ static const struct f2fs_dev_ops sparse_ops = {
  */
 int dev_sparse_probe(struct f2fs_dev *dev, const uint8_t *mem, uint64_t size)
 {
-	uint8_t head[4];
+	uint8_t head[SPARSE_FILE_HDR_SZ];
+	size_t n = size < sizeof(head) ? size : sizeof(head);
 	struct f2fs_sparse *sp;
-	int ret;
+	const char *like;
+	int ret, pre;
 
-	if (size < sizeof(head))
+	if (n < 4)
 		return 0;
 	if (mem)
-		memcpy(head, mem, sizeof(head));
-	else if (pread(dev->fd, head, sizeof(head), 0) != sizeof(head))
+		memcpy(head, mem, n);
+	else if (pread(dev->fd, head, n, 0) != (ssize_t)n)
 		return 0;	/* the mount's own reads will report it */
-	if (!f2fs_sparse_magic(head, sizeof(head)))
+	like = sparse_damaged_magic(head, n);
+	if (like) {
+		snprintf(dev->open_error, sizeof(dev->open_error), "damaged Android sparse "
+			 "image: sparse header: bad magic 0x%08x (want 0x%08x; %s)",
+			 get_le32(head), F2FS_SPARSE_MAGIC, like);
+		return -EUCLEAN;
+	}
+	if (!f2fs_sparse_magic(head, n))
 		return 0;
 	if (!dev->read_only) {
 		snprintf(dev->open_error, sizeof(dev->open_error), "an Android sparse image "
@@ -416,12 +594,42 @@ int dev_sparse_probe(struct f2fs_dev *dev, const uint8_t *mem, uint64_t size)
 			 "simg2img IMAGE RAW.img and write to that");
 		return -EROFS;
 	}
-	ret = f2fs_sparse_open(mem ? -1 : dev->fd, mem, size, &sp, dev->open_error,
-			       sizeof(dev->open_error));
+	pre = snprintf(dev->open_error, sizeof(dev->open_error), "damaged Android sparse image: ");
+	ret = f2fs_sparse_open(mem ? -1 : dev->fd, mem, size, &sp, dev->open_error + pre,
+			       sizeof(dev->open_error) - pre);
 	if (ret)
 		return ret;
+	dev->open_error[0] = '\0';
 	dev->priv = sp;
 	dev->size = f2fs_sparse_size(sp);
 	dev->ops = &sparse_ops;
 	return 1;
+}
+
+/* `uf2fs info --verify`: the file's checksums, before (and without) any mount. */
+int uf2fs_verify_sparse(const char *path, char *msg, size_t msglen)
+{
+	struct f2fs_dev dev = { .fd = open(path, O_RDONLY | O_CLOEXEC), .read_only = true };
+	struct stat st;
+	int ret;
+
+	if (dev.fd < 0)
+		return -errno;
+	if (fstat(dev.fd, &st)) {
+		ret = -errno;
+	} else {
+		ret = dev_sparse_probe(&dev, NULL, (uint64_t)st.st_size);
+		if (ret == 0) {
+			snprintf(msg, msglen, "not an Android sparse image: no checksums to "
+				 "verify");
+			ret = -ENOTTY;
+		} else if (ret < 0) {
+			snprintf(msg, msglen, "%s", dev.open_error);
+		} else {
+			ret = f2fs_sparse_verify(dev.priv, msg, msglen);
+			f2fs_sparse_close(dev.priv);
+		}
+	}
+	close(dev.fd);
+	return ret;
 }

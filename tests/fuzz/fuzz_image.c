@@ -9,8 +9,11 @@
  * The patched image is mounted from memory and walked through the public
  * API: every directory, attribute, file, link target and xattr. An input that
  * starts with the Android sparse magic (3a ff 26 ed) is instead a whole sparse
- * image, mounted read-only as it is, so the sparse chunk parser (lib/sparse.c)
- * and the reads through its index are fuzzed too. Any crash,
+ * image, mounted read-only as it is, so the sparse chunk parser (lib/dev/sparse.c)
+ * and the reads through its index are fuzzed too, and its checksums are
+ * verified as `uf2fs info --verify` does. An input that starts with "SIMG" is
+ * a whole file after those 4 bytes, with any header: how damaged sparse
+ * headers (a magic a bit off) reach the same code. Any crash,
  * sanitizer report or hang is a bug; errors are the expected outcome.
  *
  * Built with -DUF2FS_FUZZ_REPLAY, main() replays every file of the corpus
@@ -21,7 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "uf2fs/uf2fs.h"
@@ -180,6 +185,21 @@ static void mount_and_walk(const void *image, size_t size)
 	}
 }
 
+/* uf2fs_verify_sparse takes a path: the bytes go through a memfd. */
+static void verify_sparse(const void *image, size_t size)
+{
+	int fd = memfd_create("fuzz-simg", MFD_CLOEXEC);
+	char path[64], msg[256];
+
+	if (fd < 0)
+		return;
+	if (write(fd, image, size) == (ssize_t)size) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		uf2fs_verify_sparse(path, msg, sizeof(msg));
+	}
+	close(fd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct patch_undo undo[64];
@@ -187,7 +207,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (load_base())
 		abort();
+	if (size >= 4 && !memcmp(data, "SIMG", 4)) {
+		data += 4;
+		size -= 4;
+		verify_sparse(data, size);
+		mount_and_walk(data, size);
+		return 0;
+	}
 	if (size >= 4 && !memcmp(data, "\x3a\xff\x26\xed", 4)) {
+		verify_sparse(data, size);
 		mount_and_walk(data, size);	/* read-only by default */
 		return 0;
 	}

@@ -19,7 +19,12 @@
 # image that leaves stale free blocks out (smaller than img2simg's), reads the
 # same directly and after simg2img, and passes fsck.f2fs. Then corrupt
 # variants of a sparse file (tests/lib/simg.py) must each fail cleanly,
-# naming what is wrong.
+# naming what is wrong, a damaged header never taken for a raw image (magic a
+# bit off, or gone with the rest of the header intact). Last, `info --verify`:
+# nothing to check without checksums; CRC32 chunks and image_checksum made by
+# simg.py (zlib; libsparse's reader agrees) and by libsparse's writer match;
+# a damaged data byte, crc32 value or header checksum is exit 1 naming the
+# chunk and its byte.
 #
 #   KEEP_TMP=1 tests/integration/sparse.sh
 set -euo pipefail
@@ -201,6 +206,54 @@ huge-chunk       sparse chunk 0 .*raw chunk of 4294967295 blocks
 truncated-data   sparse chunk [0-9]+ .*truncated: its [0-9]+ bytes of data run past the end
 truncated-header sparse chunk [0-9]+ of [0-9]+ .*truncated: the file .* ends inside its header
 short            sparse header: the file \(20 bytes\) is shorter
+magic-bit        damaged Android sparse image: sparse header: bad magic 0xed26fe3a .*bits off
+magic-zero       damaged Android sparse image: sparse header: bad magic 0x00000000 .*fields after
+magic-bit-version damaged Android sparse image: sparse header: bad magic 0xed27ff3a .*bits off
+file-hdr-sz-big  damaged Android sparse image: sparse chunk 0 \(byte 65535\)
+fill-size        sparse chunk [0-9]+ .*fill chunk of [0-9]+ blocks has total_sz 20
 EOF
 
-pass "sparse images read like raw ones; writes refused; corrupt ones fail cleanly"
+step "info --verify: CRC32 chunks and the header checksum"
+verify_ok() {
+	run_limited $T "$UF2FS" info --verify "$1"
+	[ "$RC" = 0 ] || fail "info --verify $1: exit $RC: $(head -3 <<<"$OUT")"
+	mentions "$OUT" "$2" || fail "info --verify $1: message"
+	log "$(basename "$1"): $(grep -m1 '^verify:' <<<"$OUT")"
+}
+# A raw image and img2simg's output (no checksums) have nothing to check.
+verify_ok "$SMALL" "^verify: not an Android sparse image"
+verify_ok "$SPARSE" "^verify: 0 crc32 chunks .*nothing to check"
+# A CRC32 chunk after every raw chunk and the header's image_checksum, made by
+# simg.py with Python's zlib; libsparse's reader (crc on) must accept it too.
+"$PY" "$LIB/simg.py" add-crc "$SPARSE" "$TMP/crc.simg" header
+"$PY" "$LIB/simg.py" libsparse-check "$TMP/crc.simg" || fail "libsparse rejects simg.py's crc32"
+NCRC=$("$PY" "$LIB/simg.py" chunks "$TMP/crc.simg" | grep -c '^cac4')
+[ "$NCRC" -ge 2 ] || fail "add-crc made $NCRC crc32 chunks"
+verify_ok "$TMP/crc.simg" "^verify: $NCRC crc32 chunks and the header's image_checksum: match$"
+[ "$("$UF2FS" cat "$TMP/crc.simg" /pattern.bin | sha256sum)" = \
+  "$(sha256sum <"$SRC/pattern.bin")" ] || fail "a crc image reads back differently"
+# libsparse's own writer with its crc flag counts one block per fill chunk
+# and nothing for don't-care chunks (its own reader rejects that): accepted,
+# and named.
+"$PY" "$LIB/simg.py" libsparse-crc "$SPARSE" "$TMP/libsparse-crc.simg"
+"$PY" "$LIB/simg.py" chunks "$TMP/libsparse-crc.simg" | grep -q '^cac4' ||
+	fail "libsparse wrote no crc32 chunk"
+verify_ok "$TMP/libsparse-crc.simg" "^verify: 1 crc32 chunk .*match .*libsparse's writer"
+# Damage: a data byte (the next crc32 chunk mismatches), the last crc32 value,
+# the header checksum. Each: exit 1, the chunk number and its byte named.
+n=0
+while read -r kind chunk byte; do
+	run_limited $T "$UF2FS" info --verify "$TMP/badcrc-$kind.simg"
+	[ "$RC" = 1 ] || fail "$kind: --verify exit status $RC, want 1: $(head -3 <<<"$OUT")"
+	if [ "$chunk" = header ]; then
+		want="checksum mismatch: sparse header \(byte 24\): image_checksum"
+	else
+		want="checksum mismatch: sparse chunk $chunk \(byte $byte\): crc32 "
+	fi
+	mentions "$OUT" "$want" || fail "$kind: --verify message"
+	log "$kind: $(grep -m1 mismatch <<<"$OUT")"
+	n=$((n + 1))
+done < <("$PY" "$LIB/simg.py" corrupt-crc "$TMP/crc.simg" "$TMP/badcrc")
+[ "$n" = 3 ] || fail "simg.py corrupt-crc made $n defects, want 3"
+
+pass "sparse images read like raw ones; writes refused; corrupt ones fail cleanly; --verify checks the checksums"

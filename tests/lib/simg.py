@@ -7,6 +7,14 @@ corrupt variants of a real sparse image, or a tiny synthetic one.
                                   needs a crc32 chunk, as synth's)
   simg.py corrupt-all IN PREFIX   every defect: PREFIX-KIND.simg (python starts once)
   simg.py synth OUT               a small valid image: raw, fill, don't-care, crc32
+  simg.py add-crc IN OUT [header] IN with a crc32 chunk after every raw chunk (and
+                                  the header's image_checksum set, with "header")
+  simg.py corrupt-crc IN PREFIX   checksum defects of an add-crc image: writes
+                                  PREFIX-KIND.simg, prints "KIND CHUNK BYTE" for each
+                                  (the first chunk that must mismatch, its file offset;
+                                  "header 24" for image_checksum)
+  simg.py libsparse-crc IN OUT    libsparse's own writer (sparse_file_write, crc on)
+  simg.py libsparse-check FILE    exit 1 if libsparse's reader (crc on) rejects FILE
 
 The format (libsparse's sparse_format.h): a 28-byte header (le32 magic
 0xed26ff3a, le16 major 1, le16 minor, le16 file_hdr_sz 28, le16
@@ -14,10 +22,14 @@ chunk_hdr_sz 12, le32 blk_sz, le32 total_blks, le32 total_chunks, le32
 checksum), then chunks of a 12-byte header (le16 type, le16 reserved, le32
 chunk_sz in blocks, le32 total_sz in bytes incl. the header) and a payload.
 """
+import ctypes
+import glob
 import mmap
+import os
 import shutil
 import struct
 import sys
+import zlib
 
 HDR = struct.Struct('<IHHHHIIII')
 CHUNK = struct.Struct('<HHII')
@@ -74,6 +86,17 @@ def corrupt(kind, data):
         set_chunk(data, raw[0], 2, raw[2] + 1)
     elif kind == 'crc-blocks':          # a crc32 chunk covering blocks (it covers none)
         set_chunk(data, first(chunks, CRC32)[0], 2, 1)
+    elif kind == 'magic-bit':           # one bit of the magic off, the rest a sparse header
+        set_hdr(data, 0, h[0] ^ 0x100)
+    elif kind == 'magic-zero':          # no magic, the layout fields a sparse header's
+        set_hdr(data, 0, 0)
+    elif kind == 'magic-bit-version':   # magic a bit off and a major version of 2
+        set_hdr(data, 0, h[0] ^ 0x10000)
+        set_hdr(data, 1, 2)
+    elif kind == 'file-hdr-sz-big':     # a header size past the end of the file
+        set_hdr(data, 3, 0xFFFF)
+    elif kind == 'fill-size':           # a fill chunk's total_sz is not 12 + 4
+        set_chunk(data, first(chunks, FILL)[0], 3, 20)
     elif kind == 'chunk-type':
         set_chunk(data, raw[0], 0, 0xCAFE)
     elif kind == 'huge-chunk':          # a raw chunk claiming 2^32-1 blocks, sizes agreeing
@@ -93,7 +116,78 @@ def corrupt(kind, data):
 
 KINDS = ['version', 'file-hdr-sz', 'chunk-hdr-sz', 'blk-sz', 'total-blks', 'beyond-end',
          'total-chunks', 'chunk-size', 'crc-blocks', 'chunk-type', 'huge-chunk', 'truncated-data',
-         'truncated-header', 'short']
+         'truncated-header', 'short', 'magic-bit', 'magic-zero', 'magic-bit-version',
+         'file-hdr-sz-big', 'fill-size']
+
+
+def expand(data, chunk):
+    """The expanded bytes of one chunk (crc32 chunks expand to nothing)."""
+    h = HDR.unpack_from(data, 0)
+    pos, t, sz, tot = chunk
+    if t == RAW:
+        return bytes(data[pos + h[4]:pos + h[4] + sz * h[5]])
+    if t == FILL:
+        return bytes(data[pos + h[4]:pos + h[4] + 4]) * (sz * h[5] // 4)
+    return bytes(sz * h[5]) if t == DONT_CARE else b''
+
+
+def add_crc(data, header):
+    """A copy with a crc32 chunk (the CRC32 of the expansion so far) after each raw chunk."""
+    h, chunks = parse(data)
+    out, crc, n = bytearray(), 0, 0
+    for c in chunks:
+        out += data[c[0]:c[0] + c[3]]
+        crc = zlib.crc32(expand(data, c), crc)
+        n += 1
+        if c[1] == RAW:
+            out += CHUNK.pack(CRC32, 0, 0, 16) + struct.pack('<I', crc)
+            n += 1
+    h[7] = n
+    h[8] = crc if header else 0
+    return HDR.pack(*h) + bytes(h[3] - HDR.size) + bytes(out)
+
+
+def corrupt_crc(src, prefix):
+    data = open(src, 'rb').read()
+    h, chunks = parse(data)
+    crcs = [(i, c) for i, c in enumerate(chunks) if c[1] == CRC32]
+    raws = [(i, c) for i, c in enumerate(chunks) if c[1] == RAW]
+    # a byte of the second raw chunk's data: the crc32 chunk after it must mismatch
+    i, c = raws[min(1, len(raws) - 1)]
+    bad = bytearray(data)
+    bad[c[0] + h[4] + 100] ^= 0x40
+    after = next((j, d) for j, d in crcs if j > i)
+    open(prefix + '-crc-data.simg', 'wb').write(bad)
+    print('crc-data', after[0], after[1][0])
+    # the last crc32 chunk's value
+    j, d = crcs[-1]
+    bad = bytearray(data)
+    bad[d[0] + h[4]] ^= 0x01
+    open(prefix + '-crc-value.simg', 'wb').write(bad)
+    print('crc-value', j, d[0])
+    if h[8]:
+        bad = bytearray(data)
+        set_hdr(bad, 8, h[8] ^ 0x80000000)
+        open(prefix + '-image-checksum.simg', 'wb').write(bad)
+        print('image-checksum header 24')
+
+
+def libsparse():
+    # Debian installs it under the multiarch android/ folder, off the loader's path
+    found = glob.glob('/usr/lib/*/android/libsparse.so.0') + ['libsparse.so.0']
+    lib = ctypes.CDLL(found[0])
+    lib.sparse_file_import.restype = ctypes.c_void_p
+    lib.sparse_file_import.argtypes = [ctypes.c_int, ctypes.c_bool, ctypes.c_bool]
+    lib.sparse_file_write.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_bool,
+                                      ctypes.c_bool, ctypes.c_bool]
+    lib.sparse_file_destroy.argtypes = [ctypes.c_void_p]
+    return lib
+
+
+def libsparse_import(lib, path, crc):
+    fd = os.open(path, os.O_RDONLY)
+    s = lib.sparse_file_import(fd, False, crc)
+    return fd, s
 
 
 def synth():
@@ -129,6 +223,24 @@ def main():
                 corrupt_copy(kind, sys.argv[2], '%s-%s.simg' % (sys.argv[3], kind))
     elif cmd == 'synth':
         open(sys.argv[2], 'wb').write(synth())
+    elif cmd == 'add-crc':
+        data = bytearray(open(sys.argv[2], 'rb').read())
+        open(sys.argv[3], 'wb').write(add_crc(data, len(sys.argv) > 4 and sys.argv[4] == 'header'))
+    elif cmd == 'corrupt-crc':
+        corrupt_crc(sys.argv[2], sys.argv[3])
+    elif cmd == 'libsparse-crc':
+        lib = libsparse()
+        fd, s = libsparse_import(lib, sys.argv[2], False)
+        if not s:
+            sys.exit('libsparse cannot read ' + sys.argv[2])
+        out = os.open(sys.argv[3], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        if lib.sparse_file_write(s, out, False, True, True):
+            sys.exit('sparse_file_write failed')
+        lib.sparse_file_destroy(s)
+    elif cmd == 'libsparse-check':
+        lib = libsparse()
+        fd, s = libsparse_import(lib, sys.argv[2], True)
+        sys.exit(0 if s else 1)
     elif cmd == 'kinds':
         print(' '.join(KINDS))
     else:
