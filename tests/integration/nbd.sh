@@ -6,6 +6,8 @@
 #            a read-write FUSE mount copies a tree in, offline put/get/ls/info
 #            work on the URI, and `uf2fs umount` of a daemon mount of it;
 #            the file is fsck clean and holds the tree
+#   tls      nbds+unix:// to nbdkit --tls=require with a PSK given by -o
+#            tls_psk_file=,tls_username=; refused without it
 #   tcp      nbdkit's memory plugin on 127.0.0.1 (nbd://127.0.0.1:PORT), loaded
 #            with qemu-img: put, get, info; the export copied back out is clean
 #   ro       a read-only export (nbdkit -r) is refused for writes with a
@@ -102,6 +104,19 @@ run_limited 30 "$UF2FS" put "$URI" "$TMP/put.txt" /put2.txt
 expect_clean_error "put on a read-only export" || fail "put on a read-only export"
 grep -qi "read-only" <<<"$OUT" || fail "message does not say read-only: $OUT"
 "$UF2FS" cat "$URI" /put.txt | grep -q "offline put" || fail "read-only export does not read"
+stop_nbdkit "$KIT"
+
+step "tls: nbds+unix with a pre-shared key passed through -o"
+printf 'alice:%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$TMP/psk"
+chmod 600 "$TMP/psk"
+start_nbdkit KIT --tls=require --tls-psk="$TMP/psk" -U "$SOCK" file "$IMG"
+SURI="nbds+unix:///?socket=$SOCK"
+"$UF2FS" cat -o "tls_psk_file=$TMP/psk,tls_username=alice" "$SURI" /put.txt |
+	grep -q "offline put" || fail "cat over TLS"
+"$UF2FS" info -o "tls_psk_file=$TMP/psk,tls_username=alice" "$SURI" |
+	grep -q "^Source: *NBD nbds+unix.*(TLS)" || fail "info does not say TLS"
+run_limited 30 "$UF2FS" ls "$SURI" /
+expect_clean_error "nbds without a key" || fail "nbds without a key"
 stop_nbdkit "$KIT"
 
 step "tcp: nbdkit memory plugin on 127.0.0.1"
