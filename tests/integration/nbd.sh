@@ -18,7 +18,8 @@
 #   kill     nbdkit killed mid-write under a rw mount: the writer gets EIO, the
 #            mount's log says the server is lost, unmount does not hang; the
 #            image is fsck clean after the next mount (its recovery) and
-#            reads back everything written before the last checkpoint
+#            reads back everything written before the last checkpoint and
+#            every MiB whose fsync returned
 #   stall    nbdkit stopped (SIGSTOP) under a rw mount with nbd_timeout=3:
 #            the create or fsync fails with EIO after about 3 s, not a hang; clean after
 #            a remount
@@ -161,10 +162,12 @@ sync -f "$MNT/before/big.bin"
 sleep 2	# a checkpoint (interval 1 s) covers before/
 # 1 MiB writes, each fsync'd, over the first 48 MiB again and again for 30 s
 # at most: a write or fsync after the kill must fail with EIO.
-"$PY" - "$MNT/stream" >"$TMP/writer.out" 2>&1 <<'PYEOF' &
+"$PY" - "$MNT/stream" "$TMP/buf.bin" "$TMP/synced" >"$TMP/writer.out" 2>&1 <<'PYEOF' &
 import os, sys, time
 fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o644)
 buf = os.urandom(1 << 20)
+with open(sys.argv[2], "wb") as f:
+    f.write(buf)
 end, i = time.time() + 30, 0
 try:
     while time.time() < end:
@@ -173,6 +176,8 @@ try:
         i += 1
 except OSError as e:
     print("writer: %s after %d MiB" % (os.strerror(e.errno), i))
+    with open(sys.argv[3], "w") as f:
+        f.write("%d\n" % min(i, 48))
     sys.exit(0 if e.errno == 5 else 2)
 print("writer: no error in 30 s")
 sys.exit(1)
@@ -193,6 +198,13 @@ log "fsck before recovery: $(grep -cE '\[Fail\]|ASSERT' "$TMP/kill.fsck-before.l
 start_nbdkit KIT -U "$SOCK" file "$TMP/kill.img"
 mount_uf2fs "$URI" "$MNT" rw || fail "remount after the server came back"
 cmp "$SRC/big.bin" "$MNT/before/big.bin" || fail "data of the last checkpoint lost"
+# every MiB an fsync returned for is there (the checkpoint or roll-forward)
+n=$(cat "$TMP/synced")
+log "checking the $n MiB of stream that fsync covered"
+for ((k = 0; k < n; k++)); do
+	cmp -n $((1 << 20)) "$TMP/buf.bin" <(dd if="$MNT/stream" bs=1M skip=$k count=1 \
+		status=none) || fail "stream MiB $k, fsync'd before the kill, lost"
+done
 umount_uf2fs "$MNT" || fail "unmount after recovery"
 stop_nbdkit "$KIT"
 fsck_clean "$TMP/kill.img" || fail "not clean after the recovery mount"
