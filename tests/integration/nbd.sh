@@ -21,8 +21,10 @@
 #            reads back everything written before the last checkpoint and
 #            every MiB whose fsync returned
 #   stall    nbdkit stopped (SIGSTOP) under a rw mount with nbd_timeout=3:
-#            the create or fsync fails with EIO after about 3 s, not a hang; clean after
-#            a remount
+#            the create or fsync fails with EIO after about 3 s, not a hang;
+#            clean after a remount
+#   mute     a socket that accepts and never answers: the open fails after
+#            nbd_timeout (2 s) naming the handshake, not a hang
 #
 #   KEEP_TMP=1 tests/integration/nbd.sh
 set -euo pipefail
@@ -236,4 +238,21 @@ umount_uf2fs "$MNT" || fail "unmount after the stall"
 stop_nbdkit "$KIT"
 fsck_clean "$TMP/stall.img" || fail "not clean after the stall and remount"
 
-pass "NBD over Unix and TCP, read-only exports, qcow2 overlay, server killed mid-write"
+step "mute: a server that accepts and never answers, nbd_timeout=2"
+MUTE=$TMP/mute.sock
+"$PY" -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(4)
+time.sleep(60)' "$MUTE" &
+MUTE_PID=$!
+NBDKITS+=("$MUTE_PID")
+for ((i = 0; i < 100; i++)); do [ -S "$MUTE" ] && break; sleep 0.1; done
+T0=$SECONDS
+run_limited 30 "$UF2FS" ls -o nbd_timeout=2 "nbd+unix:///?socket=$MUTE" /
+expect_clean_error "open of a mute server" || fail "open of a mute server"
+grep -q "no answer to the handshake in 2 s" <<<"$OUT" || fail "message: $OUT"
+(( SECONDS - T0 < 10 )) || fail "the open took $((SECONDS - T0)) s with nbd_timeout=2"
+kill "$MUTE_PID"
+
+pass "NBD over Unix, TLS and TCP, read-only exports, qcow2 overlay, killed, stopped and mute servers"
