@@ -42,7 +42,7 @@ _nbd_cleanup() {
 	local p
 	for p in "${NBDKITS[@]}"; do kill "$p" 2>/dev/null || true; done
 }
-trap '_rc=$?; (exit $_rc); _cleanup; _nbd_cleanup' EXIT
+trap '_rc=$?; set +e; (exit $_rc); _cleanup; _nbd_cleanup' EXIT
 
 # start_nbdkit PIDVAR ARGS...: nbdkit in the background, its pid in PIDVAR.
 start_nbdkit() {
