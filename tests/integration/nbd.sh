@@ -6,6 +6,8 @@
 #            a read-write FUSE mount copies a tree in, offline put/get/ls/info
 #            work on the URI, and `uf2fs umount` of a daemon mount of it;
 #            the file is fsck clean and holds the tree
+#   trim     nbdkit's log filter sees TRIM after a file is removed and FLUSH
+#            at the checkpoints
 #   tls      nbds+unix:// to nbdkit --tls=require with a PSK given by -o
 #            tls_psk_file=,tls_username=; refused without it
 #   tcp      nbdkit's memory plugin on 127.0.0.1 (nbd://127.0.0.1:PORT), loaded
@@ -108,6 +110,16 @@ expect_clean_error "put on a read-only export" || fail "put on a read-only expor
 grep -qi "read-only" <<<"$OUT" || fail "message does not say read-only: $OUT"
 "$UF2FS" cat "$URI" /put.txt | grep -q "offline put" || fail "read-only export does not read"
 stop_nbdkit "$KIT"
+
+step "trim and flush reach the server (nbdkit's log filter)"
+start_nbdkit KIT --filter=log -U "$SOCK" file "$IMG" logfile="$TMP/nbdkit.log"
+head -c $((8 << 20)) /dev/urandom >"$TMP/trim.bin"
+"$UF2FS" put "$URI" "$TMP/trim.bin" /trim.bin || fail "put trim.bin"
+"$UF2FS" rm "$URI" /trim.bin || fail "rm trim.bin"
+stop_nbdkit "$KIT"
+grep -q "Trim " "$TMP/nbdkit.log" || fail "no TRIM after freeing 8 MiB"
+grep -q "Flush " "$TMP/nbdkit.log" || fail "no FLUSH at the checkpoints"
+log "$(grep -c 'Trim ' "$TMP/nbdkit.log") TRIM, $(grep -c 'Flush ' "$TMP/nbdkit.log") FLUSH"
 
 step "tls: nbds+unix with a pre-shared key passed through -o"
 printf 'alice:%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$TMP/psk"
