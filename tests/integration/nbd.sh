@@ -16,7 +16,8 @@
 #            message that says so, and still reads
 #   qcow2    an overlay on a qcow2 backing file, through qemu-nbd: writes go
 #            into the overlay, the backing file is unchanged, and
-#            qemu-img convert of the overlay to raw is clean and has the data
+#            qemu-img convert of the overlay to raw is clean and has the data;
+#            without qemu-nbd on PATH the error names qemu-utils
 #   kill     nbdkit killed mid-write under a rw mount: the writer gets EIO, the
 #            mount's log says the server is lost, unmount does not hang; the
 #            image is fsck clean after the next mount (its recovery) and
@@ -161,6 +162,8 @@ grep -q "^Source: *qcow2 through [^ ]*qemu-nbd" <<<"$out" || fail "info names no
 pgrep -f "qemu-nbd.*over.qcow2" && fail "qemu-nbd still running after uf2fs exited"
 run_limited 30 "$UF2FS" ls -o format=raw "$TMP/over.qcow2"
 expect_clean_error "format=raw on a qcow2" || fail "format=raw override not honoured"
+OUT=$(PATH=/nonexistent "$UF2FS" ls "$TMP/over.qcow2" 2>&1) && fail "opened without qemu-nbd"
+grep -q "needs qemu-nbd (Debian: qemu-utils)" <<<"$OUT" || fail "no qemu-nbd: $OUT"
 qemu-img convert -f qcow2 -O raw "$TMP/over.qcow2" "$TMP/over.raw"
 fsck_clean "$TMP/over.raw" || fail "converted overlay not clean"
 "$UF2FS" get "$TMP/over.raw" /q/one.bin "$TMP/one.back"
