@@ -140,7 +140,7 @@ static int nbd_wait_all(struct nbd_dev *nd, struct nbd_wait *w)
 {
 	struct timespec deadline;
 
-	clock_gettime(CLOCK_REALTIME, &deadline);
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += nd->timeout;
 	while (w->pending && !nd->dead) {
 		if (pthread_cond_timedwait(&nd->done, &nd->lock, &deadline) == ETIMEDOUT &&
@@ -471,6 +471,7 @@ static int nbd_connect_image(struct f2fs_dev *dev, struct nbd_dev *nd,
 int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const char *format)
 {
 	struct nbd_dev *nd = calloc(1, sizeof(*nd));
+	pthread_condattr_t ca;
 	int64_t size;
 	int ret;
 
@@ -490,11 +491,14 @@ int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const c
 				" read-only (without -o rw)");
 	size = nbd_get_size(nd->h);
 	if (size < 0)
-		return nbd_fail(dev, nd, -EIO, "NBD: %s", nbd_get_error());
+		return nbd_fail(dev, nd, -EIO, "NBD: %s", nbd_why(""));
 	nd->can_trim = nbd_can_trim(nd->h) == 1;
 	nd->can_flush = nbd_can_flush(nd->h) == 1;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);	/* deadlines ignore clock steps */
 	pthread_mutex_init(&nd->lock, NULL);
-	pthread_cond_init(&nd->done, NULL);
+	pthread_cond_init(&nd->done, &ca);
+	pthread_condattr_destroy(&ca);
 	ret = pthread_create(&nd->io_thread, NULL, nbd_io_main, nd);
 	if (ret) {
 		pthread_mutex_destroy(&nd->lock);
