@@ -100,7 +100,7 @@ fi
 # bench/precache.c: uf2fs_precache_extents timed through the library (no FUSE),
 # for seed 002 beside the ioctl on the mount. Rebuilt when the library changes;
 # a failed build only drops that row.
-# libuf2fs.a needs what the Makefile links: libcrypto, and libsparse from Debian's android/ dir
+# libuf2fs.a needs what the Makefile links: libcrypto, libnbd, and libsparse from Debian's android/ dir
 SPARSE_LIBDIR=/usr/lib/$(cc -dumpmachine)/android
 PC=$BUILD/bench/precache
 if [ ! -x "$PC" ] || [ "$BUILD/libuf2fs.a" -nt "$PC" ] ||
@@ -109,7 +109,7 @@ if [ ! -x "$PC" ] || [ "$BUILD/libuf2fs.a" -nt "$PC" ] ||
 	# shellcheck disable=SC2046
 	cc -O2 -std=gnu11 -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -I"$TOP/include" -o "$PC" \
 		"$TOP/bench/precache.c" "$BUILD/libuf2fs.a" \
-		$(pkg-config --libs liburing liblz4 libzstd lzo2 zlib libcrypto) -lunistring \
+		$(pkg-config --libs liburing liblz4 libzstd lzo2 zlib libcrypto libnbd blkid) -lunistring \
 		-L"$SPARSE_LIBDIR" -Wl,-rpath,"$SPARSE_LIBDIR" -lsparse -pthread -lm ||
 		{ note "bench/precache.c did not build; the library precache row is skipped"; rm -f "$PC"; }
 fi

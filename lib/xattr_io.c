@@ -145,7 +145,8 @@ static uint8_t *read_xattr_area_full(struct f2fs_sb_info *sbi, struct f2fs_inode
 		free(buf);
 		return NULL;
 	}
-	memcpy(buf, cur, MIN(cur_len, total));
+	if (cur)	/* no xattr area yet: nothing to copy (memcpy from NULL is undefined) */
+		memcpy(buf, cur, MIN(cur_len, total));
 	free(cur);
 	return buf;
 }

@@ -140,7 +140,7 @@ static int nbd_wait_all(struct nbd_dev *nd, struct nbd_wait *w)
 {
 	struct timespec deadline;
 
-	clock_gettime(CLOCK_REALTIME, &deadline);
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += nd->timeout;
 	while (w->pending && !nd->dead) {
 		if (pthread_cond_timedwait(&nd->done, &nd->lock, &deadline) == ETIMEDOUT &&
@@ -347,6 +347,49 @@ static int nbd_fail(struct f2fs_dev *dev, struct nbd_dev *nd, int err, const cha
 	return err;
 }
 
+/*
+ * Drive an asynchronous connect (and the handshake) to READY, at most
+ * timeout seconds: a server that accepts and never answers must not hang the
+ * open. 0, or -1 with why in buf.
+ */
+static int nbd_connect_wait(struct nbd_handle *h, unsigned int timeout, char *buf, size_t len)
+{
+	struct timespec now, end;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += timeout;
+	while (nbd_aio_is_connecting(h) == 1) {
+		unsigned int dir = nbd_aio_get_direction(h);
+		struct pollfd p = { .fd = nbd_aio_get_fd(h) };
+		long ms;
+
+		p.events = (dir & LIBNBD_AIO_DIRECTION_READ ? POLLIN : 0) |
+			   (dir & LIBNBD_AIO_DIRECTION_WRITE ? POLLOUT : 0);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ms = (end.tv_sec - now.tv_sec) * 1000 + (end.tv_nsec - now.tv_nsec) / 1000000;
+		if (ms <= 0) {
+			snprintf(buf, len, "no answer to the handshake in %u s", timeout);
+			return -1;
+		}
+		if (p.fd < 0 || poll(&p, 1, ms) < 0) {
+			if (p.fd >= 0 && errno == EINTR)
+				continue;
+			snprintf(buf, len, "%s", nbd_get_error() ?: strerror(errno));
+			return -1;
+		}
+		if ((p.revents & (POLLIN | POLLHUP | POLLERR) && nbd_aio_notify_read(h) < 0) ||
+		    (p.revents & POLLOUT && nbd_aio_notify_write(h) < 0)) {
+			snprintf(buf, len, "%s", nbd_get_error());
+			return -1;
+		}
+	}
+	if (nbd_aio_is_ready(h) != 1) {
+		snprintf(buf, len, "%s", nbd_get_error() ?: "handshake failed");
+		return -1;
+	}
+	return 0;
+}
+
 static int nbd_connect_vm(struct nbd_handle *h, const char *path, const char *format,
 			  bool read_only)
 {
@@ -360,7 +403,7 @@ static int nbd_connect_vm(struct nbd_handle *h, const char *path, const char *fo
 		argv[argc++] = "--read-only";
 	argv[argc++] = (char *)path;
 	argv[argc] = NULL;
-	return nbd_connect_systemd_socket_activation(h, argv);
+	return nbd_aio_connect_systemd_socket_activation(h, argv);
 }
 
 /* The qemu-nbd that socket activation will run (execvp's PATH search), for info. */
@@ -391,10 +434,16 @@ static int nbd_apply_tls(struct nbd_handle *h, const struct uf2fs_options *opts)
 	return 0;
 }
 
+static const char *nbd_why(const char *why)
+{
+	return why[0] ? why : nbd_get_error() ?: "unknown error";
+}
+
 static int nbd_connect_image(struct f2fs_dev *dev, struct nbd_dev *nd,
 			     const struct uf2fs_options *opts, const char *format)
 {
 	const char *image = opts->device;
+	char why[160] = "";
 
 	if (format) {
 		char qemu_nbd[160];
@@ -404,14 +453,16 @@ static int nbd_connect_image(struct f2fs_dev *dev, struct nbd_dev *nd,
 					" (Debian: qemu-utils), which is not on PATH");
 		if (access(image, opts->read_only ? R_OK : R_OK | W_OK))
 			return nbd_fail(dev, nd, -errno, "%s", strerror(errno));
-		if (nbd_connect_vm(nd->h, image, format, opts->read_only))
-			return nbd_fail(dev, nd, -EIO, "qemu-nbd: %s", nbd_get_error());
+		if (nbd_connect_vm(nd->h, image, format, opts->read_only) ||
+		    nbd_connect_wait(nd->h, nd->timeout, why, sizeof(why)))
+			return nbd_fail(dev, nd, -EIO, "qemu-nbd: %s", nbd_why(why));
 		snprintf(dev->source, sizeof(dev->source), "%s through %s (socket activation)",
 			 format, qemu_nbd);
 		return 0;
 	}
-	if (nbd_apply_tls(nd->h, opts) || nbd_connect_uri(nd->h, image))
-		return nbd_fail(dev, nd, -EIO, "NBD: %s", nbd_get_error());
+	if (nbd_apply_tls(nd->h, opts) || nbd_aio_connect_uri(nd->h, image) ||
+	    nbd_connect_wait(nd->h, nd->timeout, why, sizeof(why)))
+		return nbd_fail(dev, nd, -EIO, "NBD: %s", nbd_why(why));
 	snprintf(dev->source, sizeof(dev->source), "NBD %s%s", image,
 		 nbd_get_tls_negotiated(nd->h) == 1 ? " (TLS)" : "");
 	return 0;
@@ -420,6 +471,7 @@ static int nbd_connect_image(struct f2fs_dev *dev, struct nbd_dev *nd,
 int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const char *format)
 {
 	struct nbd_dev *nd = calloc(1, sizeof(*nd));
+	pthread_condattr_t ca;
 	int64_t size;
 	int ret;
 
@@ -439,11 +491,14 @@ int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const c
 				" read-only (without -o rw)");
 	size = nbd_get_size(nd->h);
 	if (size < 0)
-		return nbd_fail(dev, nd, -EIO, "NBD: %s", nbd_get_error());
+		return nbd_fail(dev, nd, -EIO, "NBD: %s", nbd_why(""));
 	nd->can_trim = nbd_can_trim(nd->h) == 1;
 	nd->can_flush = nbd_can_flush(nd->h) == 1;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);	/* deadlines ignore clock steps */
 	pthread_mutex_init(&nd->lock, NULL);
-	pthread_cond_init(&nd->done, NULL);
+	pthread_cond_init(&nd->done, &ca);
+	pthread_condattr_destroy(&ca);
 	ret = pthread_create(&nd->io_thread, NULL, nbd_io_main, nd);
 	if (ret) {
 		pthread_mutex_destroy(&nd->lock);

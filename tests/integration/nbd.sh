@@ -6,20 +6,28 @@
 #            a read-write FUSE mount copies a tree in, offline put/get/ls/info
 #            work on the URI, and `uf2fs umount` of a daemon mount of it;
 #            the file is fsck clean and holds the tree
+#   trim     nbdkit's log filter sees TRIM after a file is removed and FLUSH
+#            at the checkpoints
+#   tls      nbds+unix:// to nbdkit --tls=require with a PSK given by -o
+#            tls_psk_file=,tls_username=; refused without it
 #   tcp      nbdkit's memory plugin on 127.0.0.1 (nbd://127.0.0.1:PORT), loaded
 #            with qemu-img: put, get, info; the export copied back out is clean
 #   ro       a read-only export (nbdkit -r) is refused for writes with a
 #            message that says so, and still reads
 #   qcow2    an overlay on a qcow2 backing file, through qemu-nbd: writes go
 #            into the overlay, the backing file is unchanged, and
-#            qemu-img convert of the overlay to raw is clean and has the data
+#            qemu-img convert of the overlay to raw is clean and has the data;
+#            without qemu-nbd on PATH the error names qemu-utils
 #   kill     nbdkit killed mid-write under a rw mount: the writer gets EIO, the
 #            mount's log says the server is lost, unmount does not hang; the
 #            image is fsck clean after the next mount (its recovery) and
-#            reads back everything written before the last checkpoint
+#            reads back everything written before the last checkpoint and
+#            every MiB whose fsync returned
 #   stall    nbdkit stopped (SIGSTOP) under a rw mount with nbd_timeout=3:
-#            the create or fsync fails with EIO after about 3 s, not a hang; clean after
-#            a remount
+#            the create or fsync fails with EIO after about 3 s, not a hang;
+#            clean after a remount
+#   mute     a socket that accepts and never answers: the open fails after
+#            nbd_timeout (2 s) naming the handshake, not a hang
 #
 #   KEEP_TMP=1 tests/integration/nbd.sh
 set -euo pipefail
@@ -37,7 +45,7 @@ _nbd_cleanup() {
 	local p
 	for p in "${NBDKITS[@]}"; do kill "$p" 2>/dev/null || true; done
 }
-trap '_rc=$?; (exit $_rc); _cleanup; _nbd_cleanup' EXIT
+trap '_rc=$?; set +e; (exit $_rc); _cleanup; _nbd_cleanup' EXIT
 
 # start_nbdkit PIDVAR ARGS...: nbdkit in the background, its pid in PIDVAR.
 start_nbdkit() {
@@ -104,6 +112,29 @@ grep -qi "read-only" <<<"$OUT" || fail "message does not say read-only: $OUT"
 "$UF2FS" cat "$URI" /put.txt | grep -q "offline put" || fail "read-only export does not read"
 stop_nbdkit "$KIT"
 
+step "trim and flush reach the server (nbdkit's log filter)"
+start_nbdkit KIT --filter=log -U "$SOCK" file "$IMG" logfile="$TMP/nbdkit.log"
+head -c $((8 << 20)) /dev/urandom >"$TMP/trim.bin"
+"$UF2FS" put "$URI" "$TMP/trim.bin" /trim.bin || fail "put trim.bin"
+"$UF2FS" rm "$URI" /trim.bin || fail "rm trim.bin"
+stop_nbdkit "$KIT"
+grep -q "Trim " "$TMP/nbdkit.log" || fail "no TRIM after freeing 8 MiB"
+grep -q "Flush " "$TMP/nbdkit.log" || fail "no FLUSH at the checkpoints"
+log "$(grep -c 'Trim ' "$TMP/nbdkit.log") TRIM, $(grep -c 'Flush ' "$TMP/nbdkit.log") FLUSH"
+
+step "tls: nbds+unix with a pre-shared key passed through -o"
+printf 'alice:%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$TMP/psk"
+chmod 600 "$TMP/psk"
+start_nbdkit KIT --tls=require --tls-psk="$TMP/psk" -U "$SOCK" file "$IMG"
+SURI="nbds+unix:///?socket=$SOCK"
+"$UF2FS" cat -o "tls_psk_file=$TMP/psk,tls_username=alice" "$SURI" /put.txt |
+	grep -q "offline put" || fail "cat over TLS"
+"$UF2FS" info -o "tls_psk_file=$TMP/psk,tls_username=alice" "$SURI" |
+	grep -q "^Source: *NBD nbds+unix.*(TLS)" || fail "info does not say TLS"
+run_limited 30 "$UF2FS" ls "$SURI" /
+expect_clean_error "nbds without a key" || fail "nbds without a key"
+stop_nbdkit "$KIT"
+
 step "tcp: nbdkit memory plugin on 127.0.0.1"
 PORT=$(free_port)
 start_nbdkit KIT -i 127.0.0.1 -p "$PORT" memory 192M
@@ -131,6 +162,8 @@ grep -q "^Source: *qcow2 through [^ ]*qemu-nbd" <<<"$out" || fail "info names no
 pgrep -f "qemu-nbd.*over.qcow2" && fail "qemu-nbd still running after uf2fs exited"
 run_limited 30 "$UF2FS" ls -o format=raw "$TMP/over.qcow2"
 expect_clean_error "format=raw on a qcow2" || fail "format=raw override not honoured"
+OUT=$(PATH=/nonexistent "$UF2FS" ls "$TMP/over.qcow2" 2>&1) && fail "opened without qemu-nbd"
+grep -q "needs qemu-nbd (Debian: qemu-utils)" <<<"$OUT" || fail "no qemu-nbd: $OUT"
 qemu-img convert -f qcow2 -O raw "$TMP/over.qcow2" "$TMP/over.raw"
 fsck_clean "$TMP/over.raw" || fail "converted overlay not clean"
 "$UF2FS" get "$TMP/over.raw" /q/one.bin "$TMP/one.back"
@@ -146,10 +179,12 @@ sync -f "$MNT/before/big.bin"
 sleep 2	# a checkpoint (interval 1 s) covers before/
 # 1 MiB writes, each fsync'd, over the first 48 MiB again and again for 30 s
 # at most: a write or fsync after the kill must fail with EIO.
-"$PY" - "$MNT/stream" >"$TMP/writer.out" 2>&1 <<'PYEOF' &
+"$PY" - "$MNT/stream" "$TMP/buf.bin" "$TMP/synced" >"$TMP/writer.out" 2>&1 <<'PYEOF' &
 import os, sys, time
 fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT, 0o644)
 buf = os.urandom(1 << 20)
+with open(sys.argv[2], "wb") as f:
+    f.write(buf)
 end, i = time.time() + 30, 0
 try:
     while time.time() < end:
@@ -158,6 +193,8 @@ try:
         i += 1
 except OSError as e:
     print("writer: %s after %d MiB" % (os.strerror(e.errno), i))
+    with open(sys.argv[3], "w") as f:
+        f.write("%d\n" % min(i, 48))
     sys.exit(0 if e.errno == 5 else 2)
 print("writer: no error in 30 s")
 sys.exit(1)
@@ -178,6 +215,13 @@ log "fsck before recovery: $(grep -cE '\[Fail\]|ASSERT' "$TMP/kill.fsck-before.l
 start_nbdkit KIT -U "$SOCK" file "$TMP/kill.img"
 mount_uf2fs "$URI" "$MNT" rw || fail "remount after the server came back"
 cmp "$SRC/big.bin" "$MNT/before/big.bin" || fail "data of the last checkpoint lost"
+# every MiB an fsync returned for is there (the checkpoint or roll-forward)
+n=$(cat "$TMP/synced")
+log "checking the $n MiB of stream that fsync covered"
+for ((k = 0; k < n; k++)); do
+	cmp -n $((1 << 20)) "$TMP/buf.bin" <(dd if="$MNT/stream" bs=1M skip=$k count=1 \
+		status=none) || fail "stream MiB $k, fsync'd before the kill, lost"
+done
 umount_uf2fs "$MNT" || fail "unmount after recovery"
 stop_nbdkit "$KIT"
 fsck_clean "$TMP/kill.img" || fail "not clean after the recovery mount"
@@ -209,4 +253,21 @@ umount_uf2fs "$MNT" || fail "unmount after the stall"
 stop_nbdkit "$KIT"
 fsck_clean "$TMP/stall.img" || fail "not clean after the stall and remount"
 
-pass "NBD over Unix and TCP, read-only exports, qcow2 overlay, server killed mid-write"
+step "mute: a server that accepts and never answers, nbd_timeout=2"
+MUTE=$TMP/mute.sock
+"$PY" -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(4)
+time.sleep(60)' "$MUTE" &
+MUTE_PID=$!
+NBDKITS+=("$MUTE_PID")
+for ((i = 0; i < 100; i++)); do [ -S "$MUTE" ] && break; sleep 0.1; done
+T0=$SECONDS
+run_limited 30 "$UF2FS" ls -o nbd_timeout=2 "nbd+unix:///?socket=$MUTE" /
+expect_clean_error "open of a mute server" || fail "open of a mute server"
+grep -q "no answer to the handshake in 2 s" <<<"$OUT" || fail "message: $OUT"
+(( SECONDS - T0 < 10 )) || fail "the open took $((SECONDS - T0)) s with nbd_timeout=2"
+kill "$MUTE_PID"
+
+pass "NBD over Unix, TLS and TCP, read-only exports, qcow2 overlay, killed, stopped and mute servers"
