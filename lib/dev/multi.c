@@ -68,6 +68,12 @@ static int iov_slice(const struct iovec *iov, int cnt, size_t skip, size_t len,
 	return n;
 }
 
+/* Where a volume byte lies on its member: past the member's partition start, if any. */
+static uint64_t member_off(const struct multi_member *m, uint64_t off)
+{
+	return m->dev.base + off - m->start;
+}
+
 static int multi_rw(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off,
 		    bool write)
 {
@@ -92,8 +98,8 @@ static int multi_rw(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint
 		}
 		len = MIN_SZ(total - done, m->end - (off + done));
 		n = iov_slice(iov, cnt, done, len, part);
-		ret = write ? m->dev.ops->writev(&m->dev, part, n, off + done - m->start)
-			    : m->dev.ops->readv(&m->dev, part, n, off + done - m->start);
+		ret = write ? m->dev.ops->writev(&m->dev, part, n, member_off(m, off + done))
+			    : m->dev.ops->readv(&m->dev, part, n, member_off(m, off + done));
 		done += len;
 	}
 	if (part != local)
@@ -136,7 +142,7 @@ static int multi_discard(struct f2fs_dev *dev, uint64_t off, uint64_t len)
 		uint64_t to = off + len < m->end ? off + len : m->end;
 
 		if (from < to && m->dev.ops->discard)
-			m->dev.ops->discard(&m->dev, from - m->start, to - from);
+			m->dev.ops->discard(&m->dev, member_off(m, from), to - from);
 	}
 	return 0;
 }
@@ -185,6 +191,8 @@ int f2fs_dev_multi_begin(struct f2fs_dev *dev, uint64_t first_end)
 	s->m[0].dev.priv = dev->priv;
 	s->m[0].dev.is_blkdev = dev->is_blkdev;
 	s->m[0].dev.blkbits = dev->blkbits;
+	/* a partition (-o partition=) is the first member's window; members are reached raw */
+	s->m[0].dev.base = dev->base;
 	s->m[0].end = first_end;
 	s->nr = 1;
 	dev->ops = &dev_multi_ops;
@@ -192,6 +200,7 @@ int f2fs_dev_multi_begin(struct f2fs_dev *dev, uint64_t first_end)
 	dev->fd = -1;
 	dev->is_blkdev = false;
 	dev->size = first_end;
+	dev->base = 0;
 	return 0;
 }
 
@@ -207,6 +216,7 @@ int f2fs_dev_multi_add(struct f2fs_dev *dev, const char *path, uint64_t bytes,
 		return -EINVAL;
 	m = &s->m[s->nr];
 	o.device = path;
+	o.partition = NULL;	/* the partition option names the first device's */
 	o.fault_eio_at = 0;	/* counted once, on the volume */
 	ret = f2fs_dev_open(&m->dev, &o);
 	if (ret) {

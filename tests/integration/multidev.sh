@@ -17,8 +17,9 @@
 #           wrong number of device= options, device= on a single-device image:
 #           each a clear error naming the device, and no file changes.
 #   three   mkfs.f2fs -c b -c c a: filled beyond the first two devices through
-#           the mount, half deleted and refilled (garbage collection moves
-#           blocks across devices), fsck clean, tree compared after remount.
+#           a mode=lfs mount, half deleted and refilled, which needs garbage
+#           collection (checked in `uf2fs stats`), fsck clean, tree compared
+#           after remount.
 #
 #   KEEP_TMP=1 tests/integration/multidev.sh
 set -euo pipefail
@@ -158,7 +159,8 @@ grep -q 'devices           3' "$TMP/info3" || fail "info: 3 devices"
 user=$(awk '/user blocks/ { print $3 }' "$TMP/info3")
 nfill=$((user * 4 / 1024 * 8 / 10))
 log "fill: $nfill MiB of $((user * 4 / 1024)) MiB"
-mount_uf2fs "$A" "$MNT" rw || fail "mount 3"
+# mode=lfs: no slot reuse (SSR), so the refill needs garbage collection
+mount_uf2fs "$A" "$MNT" rw,mode=lfs || fail "mount 3"
 mkdir "$MNT/fill"
 for i in $(seq 1 "$nfill"); do
 	head -c $((1 << 20)) /dev/urandom >"$MNT/fill/f$i" || fail "fill $i"
@@ -168,6 +170,10 @@ for i in $(seq 1000 $((1000 + nfill * 4 / 10))); do
 	head -c $((1 << 20)) /dev/urandom >"$MNT/fill/f$i" || fail "refill $i"
 done
 cp -a "$MNT/fill" "$TMP/fill.ref"
+"$UF2FS" stats "$MNT" >"$TMP/stats3" || fail "stats"
+gc=$(awk '$1 == "gc" { print $2 }' "$TMP/stats3")
+log "gc: $gc segments cleaned"
+[ "${gc:-0}" -gt 0 ] || { cat "$TMP/stats3"; fail "the refill did not need GC"; }
 umount_uf2fs "$MNT" || fail "unmount 3"
 fsck_clean "$A" || fail "fsck 3 devices"
 for d in "$B" "$C"; do
