@@ -1009,21 +1009,17 @@ static uint64_t quota_block_room(struct f2fs_sb_info *sbi, const uint32_t ids[3]
 }
 
 /*
- * Blocks of [off, off + len) that have none yet (what a write or fallocate
- * adds), counted up to room; *stop is the first hole past room (the block
- * a page-by-page writer would fail on), or UINT64_MAX when all fit.
+ * Holes (blocks with none yet) of blocks [blk, end), paid from *room while it
+ * lasts: *stop is the first hole past it (UINT64_MAX when all fit).
  */
-static int count_holes(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t off,
-		       uint64_t len, uint64_t room, uint64_t *holes, uint64_t *stop)
+static int pay_holes(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t blk,
+		     uint64_t end, uint64_t *room, uint64_t *stop)
 {
-	uint64_t blk = off / F2FS_BLKSIZE, end = DIV_ROUND_UP(off + len, F2FS_BLKSIZE);
-
-	*holes = 0;
 	*stop = UINT64_MAX;
 	if (f2fs_is_inline_data(fi) || f2fs_is_compressed(fi)) {
-		*holes = MIN(end - blk, room);
-		if (end - blk > room)
-			*stop = blk + room;
+		if (end - blk > *room)
+			*stop = blk + *room;
+		*room -= MIN(end - blk, *room);
 		return 0;
 	}
 	while (blk < end) {
@@ -1035,50 +1031,162 @@ static int count_holes(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uin
 		if (!map.len)
 			map.len = 1;
 		if (map.pblk == NULL_ADDR) {
-			if (*holes + map.len > room) {
-				*stop = blk + (room - *holes);
-				*holes = room;
+			if (map.len > *room) {
+				*stop = blk + *room;
+				*room = 0;
 				return 0;
 			}
-			*holes += map.len;
+			*room -= map.len;
 		}
 		blk += map.len;
 	}
 	return 0;
 }
 
+/* The end of the dnode (the inode's own addresses, or a direct node) mapping blk. */
+static uint64_t dnode_end(const struct f2fs_inode_info *fi, uint64_t blk)
+{
+	uint64_t in_inode = fi->addrs_per_inode, per = f2fs_addrs_per_block(fi);
+
+	return blk < in_inode ? in_inode : in_inode + ((blk - in_inode) / per + 1) * per;
+}
+
 /*
- * A write or fallocate of [off, off + *len): the kernel reserves quota a
- * page at a time as it goes (f2fs_write_begin), so a write that would pass a
- * limit stops at the first block that does not fit: *len is cut to the bytes
- * before it (a short write), EDQUOT when not one byte fits. With short_ok
- * false (fallocate) it is all or nothing.
+ * A direct node a write into [blk, dnode_end) would have to allocate: none of
+ * its addresses maps a block (a dnode emptied by a punch counts as missing;
+ * indirect nodes are not counted). Linux charges a new node block to quota
+ * (inc_valid_node_count) before the data under it.
+ */
+static int dnode_missing(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t blk,
+			 bool *missing)
+{
+	uint64_t start, end = dnode_end(fi, blk), room = UINT64_MAX, stop;
+	int ret;
+
+	*missing = false;
+	if (blk < fi->addrs_per_inode || f2fs_is_inline_data(fi) || f2fs_is_compressed(fi))
+		return 0;
+	start = end - f2fs_addrs_per_block(fi);
+	ret = pay_holes(sbi, fi, start, end, &room, &stop);
+	*missing = !ret && UINT64_MAX - room == end - start;
+	return ret;
+}
+
+/*
+ * Pay for the pages of [blk, end) in order, a new dnode before its first
+ * page unless it was paid for already (dnodes ending in [paid_lo, paid_hi]).
+ */
+static int pay_pages(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t blk,
+		     uint64_t end, const uint64_t paid[2], uint64_t *room, uint64_t *stop)
+{
+	int ret = 0;
+
+	*stop = UINT64_MAX;
+	while (blk < end && !ret && *stop == UINT64_MAX) {
+		uint64_t dend = dnode_end(fi, blk), to = MIN(dend, end);
+		bool missing = false;
+
+		if (dend < paid[0] || dend > paid[1])
+			ret = dnode_missing(sbi, fi, blk, &missing);
+		if (ret)
+			break;
+		if (missing && !*room) {
+			*stop = blk;
+			break;
+		}
+		*room -= missing;
+		ret = pay_holes(sbi, fi, blk, to, room, stop);
+		blk = to;
+	}
+	return ret;
+}
+
+/*
+ * How much of a write of [off, off + *len) the limits let through, as Linux
+ * f2fs decides it (measured against the Debian kernel in QEMU): the write
+ * first preallocates its whole blocks (f2fs_preallocate_blocks), one dnode at
+ * a time, each dnode's holes reserved all or nothing (inc_valid_block_count
+ * calls dquot_reserve_block once per dnode), a new dnode charged first; if
+ * the first dnode's do not fit, the write fails whole with EDQUOT. Otherwise
+ * it goes on page by page (f2fs_write_begin reserves one block per hole page
+ * not preallocated: the partial first and last blocks, and the dnodes past
+ * the failed one) and stops at the first page that does not fit: a short
+ * write.
+ */
+static int write_fit(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t off,
+		     uint64_t *len, uint64_t *room)
+{
+	uint64_t first = off / F2FS_BLKSIZE, end = DIV_ROUND_UP(off + *len, F2FS_BLKSIZE);
+	uint64_t fb = DIV_ROUND_UP(off, F2FS_BLKSIZE), fe = (off + *len) / F2FS_BLKSIZE;
+	uint64_t pre = fb, stop = UINT64_MAX, paid[2] = { 1, 0 };	/* none */
+	int ret = 0;
+
+	while (pre < fe && !ret) {
+		uint64_t to = MIN(dnode_end(fi, pre), fe), left = *room, at;
+		bool missing;
+
+		ret = dnode_missing(sbi, fi, pre, &missing);
+		if (ret || (missing && !left))
+			break;
+		left -= missing;
+		ret = pay_holes(sbi, fi, pre, to, &left, &at);
+		if (ret || at != UINT64_MAX)
+			break;
+		*room = left;
+		pre = to;
+	}
+	if (ret)
+		return ret;
+	if (fb < fe && pre == fb)
+		return -EDQUOT;	/* the first dnode's preallocation failed */
+	if (pre > fb) {
+		paid[0] = dnode_end(fi, fb);
+		paid[1] = dnode_end(fi, pre - 1);
+	}
+	/* pages in order: the partial head, [fb, pre) is paid for, then the rest */
+	ret = pay_pages(sbi, fi, first, MIN(fb, end), paid, room, &stop);
+	if (!ret && stop == UINT64_MAX)
+		ret = pay_pages(sbi, fi, MAX(pre, first), end, paid, room, &stop);
+	if (ret || stop == UINT64_MAX)
+		return ret;
+	if (stop * F2FS_BLKSIZE <= off)
+		return -EDQUOT;
+	*len = stop * F2FS_BLKSIZE - off;
+	return 0;
+}
+
+/*
+ * A write (short_ok) or fallocate of [off, off + *len) against the limits:
+ * a write is let through, cut short or refused as Linux f2fs does
+ * (write_fit); fallocate is all or nothing. -EDQUOT when refused.
  */
 int f2fs_quota_reserve_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 			      uint64_t off, uint64_t *len, bool short_ok)
 {
 	uint32_t ids[3] = { fi->uid, fi->gid, fi->projid };
-	uint64_t holes, stop, room;
+	uint64_t room, left, stop, want = *len;
 	int ret;
 
 	if (!sbi->quota || !sbi->opts.quota_enforce || !caller_limited || !*len)
 		return 0;
 	f2fs_quota_sync_inode(sbi, fi);
-	room = quota_block_room(sbi, ids);
-	ret = count_holes(sbi, fi, off, *len, room, &holes, &stop);
+	room = left = quota_block_room(sbi, ids);
+	if (short_ok) {
+		ret = write_fit(sbi, fi, off, len, &left);
+	} else {
+		ret = pay_holes(sbi, fi, off / F2FS_BLKSIZE, DIV_ROUND_UP(off + *len, F2FS_BLKSIZE),
+				&left, &stop);
+		if (!ret && stop != UINT64_MAX)
+			ret = -EDQUOT;
+	}
+	/* reservations may count a block twice: refuse or cut only on exact usage */
+	if ((ret == -EDQUOT || *len != want) && sbi->quota->has_rsv) {
+		*len = want;
+		return -EAGAIN;
+	}
 	if (ret)
 		return ret;
-	if (stop != UINT64_MAX) {
-		uint64_t fit = stop * F2FS_BLKSIZE > off ? stop * F2FS_BLKSIZE - off : 0;
-
-		/* reservations may count a block twice: cut only on exact usage */
-		if (sbi->quota->has_rsv)
-			return -EAGAIN;
-		if (!short_ok || !fit)
-			return -EDQUOT;
-		*len = fit;
-	}
-	return quota_reserve(sbi, ids, holes, 0, caller_limited, 7);
+	return room == UINT64_MAX ? 0 : quota_reserve(sbi, ids, room - left, 0, true, 7);
 }
 
 /*
