@@ -9,6 +9,10 @@
 #   mbr       an MBR disk (sfdisk) whose second primary partition is f2fs
 #   sparse    the gpt512 disk as an Android sparse image (img2simg): the table
 #             is read through the sparse layer, read-only
+#   qcow2     the gpt512 disk converted to qcow2 (served by qemu-nbd): listed,
+#             written offline, converted back: the partition is fsck clean
+#   nbd       the gpt512 disk served by nbdkit over a Unix socket: listed and
+#             mounted read-write by URI with -o partition=
 #
 # For each: `uf2fs info DISK` lists the partitions and marks the f2fs one;
 # put/ls/get and a read-write mount write into the partition; the bytes of the
@@ -25,7 +29,7 @@ need_fuse
 need_f2fs_tools
 need_uf2fs
 need_root
-need_cmd sgdisk sfdisk losetup img2simg sha256sum "$PY"
+need_cmd sgdisk sfdisk losetup img2simg qemu-img nbdkit sha256sum "$PY"
 
 tmpdir_init partition
 
@@ -131,6 +135,35 @@ out=$("$UF2FS" info "$TMP/gpt.simg") || fail "sparse: info"
 grep -qE 'userdata$' <<<"$out" || fail "sparse: no userdata listed: $out"
 "$UF2FS" cat -o partition=userdata "$TMP/gpt.simg" /extra/new.bin | cmp - "$TMP/new-gpt512-number.bin" ||
 	fail "sparse: content differs"
+
+step "qcow2: the gpt512 disk as a qcow2 (through qemu-nbd), written"
+qemu-img convert -O qcow2 "$GPT" "$TMP/gpt.qcow2"
+out=$("$UF2FS" info "$TMP/gpt.qcow2") || fail "qcow2: info"
+grep -qE '^ +2 .* yes .*userdata$' <<<"$out" || fail "qcow2: no f2fs userdata listed: $out"
+"$UF2FS" put -o partition=userdata "$TMP/gpt.qcow2" "$TMP/new-mbr.bin" /qcow2.bin ||
+	fail "qcow2: put"
+"$UF2FS" cat -o partition=2 "$TMP/gpt.qcow2" /qcow2.bin | cmp - "$TMP/new-mbr.bin" ||
+	fail "qcow2: content differs"
+qemu-img convert -O raw "$TMP/gpt.qcow2" "$TMP/from-qcow2.img"
+dd if="$TMP/from-qcow2.img" of="$TMP/cut.img" bs=1M skip=9437184 count=$((64 * MiB)) \
+	iflag=skip_bytes,count_bytes status=none
+fsck_clean "$TMP/cut.img" || fail "qcow2: fsck of the partition"
+rm -f "$TMP/from-qcow2.img" "$TMP/cut.img"
+
+step "nbd: the gpt512 disk served by nbdkit over a Unix socket, mounted rw"
+SOCK=$TMP/nbd.sock
+nbdkit -U "$SOCK" -P "$TMP/nbdkit.pid" file "$GPT"
+for ((i = 0; i < 50; i++)); do [ -s "$TMP/nbdkit.pid" ] && break; sleep 0.1; done
+NBDPID=$(cat "$TMP/nbdkit.pid")
+trap '_rc=$?; set +e; kill "$NBDPID" 2>/dev/null; (exit $_rc); _cleanup' EXIT
+URI="nbd+unix:///?socket=$SOCK"
+"$UF2FS" info "$URI" | grep -qE 'userdata$' || fail "nbd: no partitions listed"
+mount_uf2fs "$URI" "$TMP/mnt" "rw,partition=userdata" || fail "nbd: mount"
+cp "$TMP/new-gpt4k.bin" "$TMP/mnt/over-nbd.bin"
+umount_uf2fs "$TMP/mnt" || fail "nbd: unmount"
+kill "$NBDPID"
+"$UF2FS" cat -o partition=userdata "$GPT" /over-nbd.bin | cmp - "$TMP/new-gpt4k.bin" ||
+	fail "nbd: the file written over NBD differs in the disk"
 
 step "bad input"
 run_limited 30 "$UF2FS" ls -o partition=system "$GPT" /
