@@ -111,20 +111,20 @@ def android_sizes(rng, apps):
     for i in range(apps):
         pkg = "com.%s.app%03d" % (rng.choice(["google", "android", "example", "vendor"]), i)
         app = "data/app/~~%08x==/%s-%08x==" % (rng.getrandbits(32), pkg, rng.getrandbits(32))
-        out.append((app + "/base.apk", lsize(200 << 10, 6 << 20)))
+        out.append((app + "/base.apk", lsize(32 << 10, 1 << 20)))
         for s in range(rng.randrange(0, 4)):
-            out.append((app + "/split_config.%d.apk" % s, lsize(8 << 10, 1 << 20)))
+            out.append((app + "/split_config.%d.apk" % s, lsize(8 << 10, 512 << 10)))
         for s in range(rng.randrange(0, 6)):
             out.append((app + "/lib/arm64/lib%s%d.so" % (pkg.split(".")[1], s),
-                        lsize(16 << 10, 2 << 20)))
-        out.append((app + "/oat/arm64/base.odex", lsize(4 << 10, 1 << 20)))
-        out.append((app + "/oat/arm64/base.vdex", lsize(4 << 10, 2 << 20)))
+                        lsize(8 << 10, 256 << 10)))
+        out.append((app + "/oat/arm64/base.odex", lsize(4 << 10, 128 << 10)))
+        out.append((app + "/oat/arm64/base.vdex", lsize(4 << 10, 256 << 10)))
         dd = "data/data/" + pkg
         for s in range(rng.randrange(1, 12)):
             out.append((dd + "/shared_prefs/%s_pref%d.xml" % (pkg, s), lsize(100, 16 << 10)))
         for s in range(rng.randrange(0, 5)):
             db = dd + "/databases/db%d.db" % s
-            out.append((db, lsize(8 << 10, 1 << 20)))
+            out.append((db, lsize(8 << 10, 512 << 10)))
             out.append((db + ("-journal" if rng.random() < 0.5 else "-wal"),
                         lsize(1, 64 << 10)))
         for s in range(rng.randrange(0, 15)):
@@ -205,9 +205,10 @@ def make_tarball(path, sources, apps=0):
 
 
 def shards(names, limit):
-    """Subtrees (relative paths) of at most `limit` entries each that together
-    hold the tree's entries but those directly in a directory too large to be
-    one shard (returned as a count)."""
+    """Groups of subtrees (relative paths), each group of at most `limit`
+    entries, that together hold the tree's entries but those directly in a
+    directory too large to be one subtree (returned as a count). Subtrees are
+    packed in tree order, so a group is a few neighbours."""
     count = {}
     kids = {}
     for n in names:
@@ -216,12 +217,12 @@ def shards(names, limit):
             count["/".join(parts[:k])] = count.get("/".join(parts[:k]), 0) + 1
         for k in range(1, len(parts)):
             kids.setdefault("/".join(parts[:k]), set()).add("/".join(parts[:k + 1]))
-    out, left = [], 0
+    subtrees, left = [], 0
 
     def split(d):
         nonlocal left
         if count[d] <= limit:
-            out.append(d)
+            subtrees.append(d)
             return
         left += 1
         for c in sorted(kids.get(d, ())):
@@ -231,7 +232,16 @@ def shards(names, limit):
                 left += 1
     for top in sorted({n.split("/")[0] for n in names}):
         split(top)
-    return out, left
+    groups, cur, size = [], [], 0
+    for d in subtrees:
+        if cur and size + count[d] > limit:
+            groups.append(cur)
+            cur, size = [], 0
+        cur.append(d)
+        size += count[d]
+    if cur:
+        groups.append(cur)
+    return groups, left
 
 
 def make_git_tarball(base, path, n):
@@ -297,12 +307,12 @@ def read_steps(top, roots, names, cold, t):
     """The cold read steps on each root under top (the whole tree, or the
     ceiling's shards, one fresh mount each); returns {step: summed seconds}."""
     res = dict.fromkeys(READ_STEPS, 0.0)
-    for root in roots:
-        d = os.path.join(top, root) if root else top
-        pre = root + "/" if root else ""
-        sub = [os.path.join(top, n) for n in names if not root or n == root or
-               n.startswith(pre)]
-        q = "'%s'" % d
+    for group in roots:
+        ds = [os.path.join(top, r) if r else top for r in group]
+        pres = tuple(r + "/" for r in group if r)
+        sub = [os.path.join(top, n) for n in names if not pres or n in group or
+               n.startswith(pres)]
+        q = " ".join("'%s'" % d for d in ds)
         cold(t)
         res["find"] += sh_timed("find %s | wc -l >/dev/null" % q, "find")
         cold(t)
@@ -420,7 +430,7 @@ def run_tree(base, wtargets, parts, reps, quick, cold_fn, log):
         log("tree: %d entries, %.0f MiB of file data from %s and %d generated Android "
             "packages (tarred in %.0f s)" % (entries, data / MIB, " ".join(srcs),
                                              apps(quick), time.time() - t0))
-        roots = {"": [""]}
+        roots = {}
         if entries > fits:
             sh, left = shards(names, fits)
             roots["shards"] = sh
@@ -450,7 +460,7 @@ def run_tree(base, wtargets, parts, reps, quick, cold_fn, log):
                     tsamples.setdefault((step, t.name), []).append(v)
                     log("%d/%d %-12s %-11s %.2f s" % (rep + 1, reps, t.name, step, v))
                 if tarball:
-                    r_ = roots.get("shards", [""]) if t.name in CEILINGS else [""]
+                    r_ = roots.get("shards", [[""]]) if t.name in CEILINGS else [[""]]
                     tree_pass(t, tarball, names, r_, cold_fn, ls_)
                 if gittar and t.name in CEILINGS and gn > fits:
                     info["git_skipped"] = "passthrough_ll: %d files need more file " \
