@@ -259,7 +259,9 @@ def make_git_tarball(base, path, n):
             os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "f%06d.c" % i), "w") as f:
             f.write(" ".join(rng.choice(words) for _ in range(rng.randrange(8, 400))) + "\n")
-    g = ["git", "-C", src, "-c", "user.name=bench", "-c", "user.email=bench@localhost"]
+    # no automatic gc: one in the background would change .git under tar
+    g = ["git", "-C", src, "-c", "user.name=bench", "-c", "user.email=bench@localhost",
+         "-c", "gc.auto=0", "-c", "maintenance.auto=false"]
     # packed, as a clone is: not a loose object file per blob
     for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "bench tree"],
                 ["repack", "-adq"], ["prune-packed"]):
