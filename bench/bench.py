@@ -480,9 +480,9 @@ def main():
         def rm_dir(d):
             return lambda: shutil.rmtree(d, ignore_errors=True)
 
-        def uf_w(name, label, opts, mkfs=(), **kw):
+        def uf_w(name, label, opts, mkfs=(), binary=uf2fs, **kw):
             return Target(name, label,
-                          [uf2fs, "mount", wf2fs, m("w" + name), "-o", opts, "-f"],
+                          [binary, "mount", wf2fs, m("w" + name), "-o", opts, "-f"],
                           m("w" + name), rw=True, prepare=mk_f2fs(wf2fs, wimg_size, mkfs),
                           cleanup=fsck_f2fs(wf2fs), stats=True, **kw)
 
@@ -541,6 +541,13 @@ def main():
                 uf_w("uf2fs-cf", "uf2fs casefolded", "rw", ["-O", "casefold", "-C", "utf8"],
                      make_dir=mkdir_cf),
             ]
+            # BENCH_BEFORE=PATH: the casefolded column again with another uf2fs
+            # binary (a build before a change), for a before/after in one run
+            before = env("BENCH_BEFORE")
+            if before:
+                wtargets.append(uf_w("uf2fs-cf-before", "uf2fs casefolded, before", "rw",
+                                     ["-O", "casefold", "-C", "utf8"], make_dir=mkdir_cf,
+                                     binary=os.path.abspath(before)))
             if only:
                 wtargets = [t for t in wtargets if t.name in only.split()]
             else:           # diagnostic columns: order 0 not in the smoke run

@@ -55,7 +55,7 @@ READ_STEPS = ["find", "du -s", "stat", "ls -lR", "ls -lR warm", "grep -r"]
 TREE_STEPS = ["untar", "untar+sync"] + READ_STEPS + ["rm -rf", "git status"]
 DIR_STEPS = ["create", "stat", "unlink"]
 TREE_TARGETS = ("tmpfs", "ceiling", "ceiling-x", "fuse2fs", "uf2fs", "uf2fs-wbc",
-                "uf2fs-enc", "uf2fs-cf")
+                "uf2fs-enc", "uf2fs-cf", "uf2fs-cf-before")
 CEILINGS = ("ceiling", "ceiling-x")
 
 
@@ -548,7 +548,8 @@ def report(targets, tsamples, dsamples, info, reps):
         ratios = [(k, a, b) for k, a, b in (
             ("fuse2fs/uf2fs", "fuse2fs", "uf2fs"), ("ceiling/uf2fs", "ceiling", "uf2fs"),
             ("ceiling-x/uf2fs", "ceiling-x", "uf2fs"), ("ceiling/wbc", "ceiling", "uf2fs-wbc"),
-            ("uf2fs/enc", "uf2fs", "uf2fs-enc"), ("uf2fs/cf", "uf2fs", "uf2fs-cf"))
+            ("uf2fs/enc", "uf2fs", "uf2fs-enc"), ("uf2fs/cf", "uf2fs", "uf2fs-cf"),
+            ("uf2fs/cf-before", "uf2fs", "uf2fs-cf-before"))
             if a in names and b in names]
         hdr = ["step"] + [labels[n] for n in names] + [k for k, _, _ in ratios]
         sh = ti.get("ceiling_shards")
