@@ -125,8 +125,11 @@ class Target:
     prepare() makes a fresh image (write targets), cleanup() frees it."""
 
     def __init__(self, name, label, cmd=None, mnt=None, path=None, rw=False,
-                 prepare=None, cleanup=None, stats=False, rows=None):
+                 prepare=None, cleanup=None, stats=False, rows=None, post_mount=None,
+                 make_dir=None):
         self.name, self.label, self.cmd, self.mnt, self.rw = name, label, cmd, mnt, rw
+        self.post_mount = post_mount    # after every mount (an fscrypt key is per mount)
+        self.make_dir = make_dir        # mkdir of the tree's top (a policy, chattr +F)
         self.path = path or mnt
         self.proc = None
         self.error = None
@@ -162,6 +165,8 @@ class Target:
         while time.time() - t0 < timeout:
             if is_mounted(self.mnt):
                 os.stat(self.mnt)
+                if self.post_mount:
+                    self.post_mount()
                 return
             if self.proc.poll() is not None:
                 break
@@ -309,8 +314,8 @@ def main():
     bss = env("BENCH_BS", "4k 1M" if quick else "4k 64k 1M").split()
     runtime = int(env("BENCH_RUNTIME", "10" if quick else "20"))
     # BENCH_TREE=1: only the everyday-use rows (bench/tree.py)
-    parts = env("BENCH_PARTS", "tree dirops" if env("BENCH_TREE", "0") == "1" else
-                "read write osync precache sparse nbd tree dirops").split()
+    parts = env("BENCH_PARTS", "tree git dirops" if env("BENCH_TREE", "0") == "1" else
+                "read write osync precache sparse nbd tree git dirops").split()
     tree_reps = int(env("BENCH_TREE_REPS", str(min(reps, 3))))
     fsync_rt = int(env("BENCH_FSYNC_RUNTIME", "1" if quick else "2"))
     wsize = parse_size(env("BENCH_WSIZE", str(size // 2 if quick else size)))
@@ -460,19 +465,19 @@ def main():
         # Every write target gets a fresh image (or directory) of its own.
         need = max(dd_count * 2 * MIB, 8 * osync_size, wsize)
         wimg_size = (2 * need + 512 * MIB) // MIB * MIB
-        if "tree" in parts:     # room for the unpacked tree (about 2/3 of the sources)
+        if {"tree", "git"} & set(parts):     # room for the unpacked trees
             wimg_size = max(wimg_size, 3 * tree.source_bytes(quick) + 512 * MIB)
         wf2fs = os.path.join(base, "f2fs-w.img")
         wext4 = os.path.join(base, "ext4-w.img")
         wtmp = os.path.join(base, "w-tmpfs")
         wpt = os.path.join(base, "w-pt")
 
-        def mk_f2fs(img, sz):
+        def mk_f2fs(img, sz, mkfs=()):
             def f():
                 remove(img)
                 with open(img, "wb") as fh:
                     fh.truncate(sz)
-                run(["mkfs.f2fs", "-q", "-f", img])
+                run(["mkfs.f2fs", "-q", "-f"] + list(mkfs) + [img])
             return f
 
         def fsck_f2fs(img):
@@ -513,13 +518,35 @@ def main():
         def rm_dir(d):
             return lambda: shutil.rmtree(d, ignore_errors=True)
 
-        def uf_w(name, label, opts):
+        def uf_w(name, label, opts, mkfs=(), binary=uf2fs, **kw):
             return Target(name, label,
-                          [uf2fs, "mount", wf2fs, m("w" + name), "-o", opts, "-f"],
-                          m("w" + name), rw=True, prepare=mk_f2fs(wf2fs, wimg_size),
-                          cleanup=fsck_f2fs(wf2fs), stats=True)
+                          [binary, "mount", wf2fs, m("w" + name), "-o", opts, "-f"],
+                          m("w" + name), rw=True, prepare=mk_f2fs(wf2fs, wimg_size, mkfs),
+                          cleanup=fsck_f2fs(wf2fs), stats=True, **kw)
 
-        if {"write", "osync", "tree", "dirops"} & set(parts):
+        # The tree rows on an encrypted and on a casefolded tree (issue 21):
+        # the same steps under a directory with a policy whose key the mount
+        # has (added again after every mount, as a key lives as long as the
+        # mount), and under a chattr +F directory on a -O casefold image.
+        key = bytes(range(64))
+
+        def add_key(mnt):
+            def f():
+                subprocess.run([uf2fs, "fscrypt", "add_key", mnt], input=key, check=True,
+                               stdout=subprocess.DEVNULL)
+            return f
+
+        def mkdir_enc(path):
+            os.makedirs(path)
+            ident = subprocess.run([uf2fs, "fscrypt", "add_key", os.path.dirname(path)],
+                                   input=key, check=True, stdout=subprocess.PIPE).stdout
+            run([uf2fs, "fscrypt", "set_policy", ident.decode().strip(), path])
+
+        def mkdir_cf(path):
+            os.makedirs(path)
+            run(["chattr", "+F", path])
+
+        if {"write", "osync", "tree", "git", "dirops"} & set(parts):
             wtargets = [
                 Target("tmpfs", "tmpfs", path=wtmp, rw=True, prepare=mk_dir(wtmp),
                        cleanup=rm_dir(wtmp)),
@@ -552,11 +579,25 @@ def main():
                        cleanup=fsck_two(wf2a, wf2b), stats=True),
                 # the read-write default before writeback_cache (diagnostic column)
                 uf_w("uf2fs-nowbc", "uf2fs no_writeback_cache", "rw,no_writeback_cache"),
+                uf_w("uf2fs-enc", "uf2fs encrypted", "rw", ["-O", "encrypt"],
+                     post_mount=add_key(m("wuf2fs-enc")), make_dir=mkdir_enc),
+                uf_w("uf2fs-cf", "uf2fs casefolded", "rw", ["-O", "casefold", "-C", "utf8"],
+                     make_dir=mkdir_cf),
             ]
+            # BENCH_BEFORE=PATH: the casefolded column again with another uf2fs
+            # binary (a build before a change), for a before/after in one run
+            before = env("BENCH_BEFORE")
+            if before:
+                wtargets.append(uf_w("uf2fs-cf-before", "uf2fs casefolded, before", "rw",
+                                     ["-O", "casefold", "-C", "utf8"], make_dir=mkdir_cf,
+                                     binary=os.path.abspath(before)))
             if only:
                 wtargets = [t for t in wtargets if t.name in only.split()]
             else:           # diagnostic columns: order 0 not in the smoke run
-                wtargets = [t for t in wtargets if t.name not in ("ceiling-x", "uf2fs-nowbc") and
+                diag = ("ceiling-x", "uf2fs-nowbc", "uf2fs-enc", "uf2fs-cf")
+                if env("BENCH_TREE", "0") == "1":   # the tree rows' own columns
+                    diag = ("uf2fs-nowbc",)
+                wtargets = [t for t in wtargets if t.name not in diag and
                             not (quick and t.name == "uf2fs-o0")]
 
         def cold(t):
@@ -667,7 +708,7 @@ def main():
             drop_caches(can_drop)
             t.mount()
 
-        if {"tree", "dirops"} & set(parts):
+        if {"tree", "git", "dirops"} & set(parts):
             tsamples, dsamples, tree_info = tree.run_tree(base, wtargets, parts, tree_reps,
                                                           quick, cold_drop, log)
 

@@ -18,9 +18,12 @@
 #             device request-size histogram after it
 #   precache  seed 002: F2FS_IOC_PRECACHE_EXTENTS on a fragmented file, cold
 #             (skipped, and said so, when the mount refuses the ioctl)
-#   tree      untar of a real tree (tarred at bench time from /usr), cold find,
-#             ls -lR, grep -r, rm -rf; create/stat/unlink of 100k entries in one
-#             directory (tmpfs, ceiling, fuse2fs, uf2fs, uf2fs writeback_cache)
+#   tree      untar of a ~50k-entry tree (tarred at bench time from /usr plus a
+#             generated Android /data tree), cold find, du -s, stat of every path,
+#             ls -lR (and again warm), grep -r, rm -rf; cold git status of a
+#             generated 100k-file checkout; create/stat/unlink of 100k entries in
+#             one directory (tmpfs, ceiling, ceiling +xattr, fuse2fs, uf2fs, uf2fs
+#             writeback_cache, uf2fs on an encrypted and on a casefolded tree)
 #   output    tables of MiB/s and ratios on stdout, $BUILD/bench/results.md,
 #             charts beside it (bench-*.png, python3-matplotlib), raw samples in
 #             $BUILD/bench/results-<date>.json
@@ -37,7 +40,7 @@
 #                   write: tmpfs ceiling fuse2fs uf2fs uf2fs-wbc uf2fs-o0 uf2fs-2dev
 #                   uf2fs-nowbc, and
 #                   ceiling-x, passthrough_ll -o xattr, only when named)
-#   BENCH_PARTS="read write osync precache sparse nbd tree dirops"   which parts run (sparse:
+#   BENCH_PARTS="read write osync precache sparse nbd tree git dirops"   which parts run (sparse:
 #                   `uf2fs get` of a BENCH_SPARSE_TREE=200M tree from a raw image and from its
 #                   img2simg conversion; nbd: bench/nbd_bench.py, fio through mounts of a raw
 #                   image, the same served by nbdkit over a Unix socket, its qcow2 through
@@ -50,10 +53,15 @@
 #   BENCH_PRECACHE_SIZE=SIZE    seed 002 file (512M; quick: BENCH_SIZE)
 #   BENCH_TREE=1    only the everyday-use rows (bench/tree.py): untar, find, ls -lR,
 #                   grep -r, rm -rf of a real tree; create/stat/unlink in one directory
-#   BENCH_TREE_SRC="DIR..."  what the tree tarball holds (default /usr/share/doc
-#                   /usr/lib/python3.* /usr/share/locale /usr/include/{linux,c++,
-#                   x86_64-linux-gnu}, ~14k entries: passthrough_ll needs an fd per
-#                   inode, so keep it under RLIMIT_NOFILE; quick: /usr/share/doc)
+#   BENCH_TREE_SRC="DIR..."  the real part of the tree tarball (default /usr/share/doc
+#                   /usr/lib/python3.* /usr/share/locale /usr/include, ~37k entries;
+#                   quick: /usr/share/doc). passthrough_ll needs an fd per inode:
+#                   past RLIMIT_NOFILE the ceilings run on shards (bench/tree.py)
+#   BENCH_TREE_APPS=N  generated Android packages in the tree (300, ~11k entries;
+#                   quick 20)
+#   BENCH_GIT_N=N   files of the generated git checkout (100000; quick 5000)
+#   BENCH_BEFORE=PATH  another uf2fs binary: adds the casefolded column with it
+#                   (name uf2fs-cf-before in BENCH_TARGETS), a before/after in one run
 #   BENCH_DIR_N=N   entries of the one-directory rows (100000; quick 10000)
 #   BENCH_TREE_REPS=N  repetitions of those rows (default min(BENCH_REPS, 3))
 #   BENCH_WBC_OPTS=OPTS  mount options of the "uf2fs writeback_cache" column instead of

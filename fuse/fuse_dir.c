@@ -19,7 +19,7 @@ struct fuse_dirbuf {
 	char *buf;
 	size_t size, used;
 	bool plus;
-	bool casefolded;	/* entries get no dentry timeout (fuse_uf2fs_casefolded) */
+	bool uncached;		/* entries get no dentry timeout (fuse_uf2fs_cf_uncached) */
 };
 
 static bool fuse_is_dot_or_dotdot(const char *name, size_t len)
@@ -40,7 +40,7 @@ static void fuse_dirent_plus_entry(struct fuse_dirbuf *d, const char *name, size
 		memset(e, 0, sizeof(*e));
 		e->attr.st_ino = ino;
 		e->attr.st_mode = DTTOIF(dtype);
-	} else if (d->casefolded) {
+	} else if (d->uncached) {
 		e->entry_timeout = 0;
 	}
 }
@@ -90,7 +90,7 @@ static void fuse_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t o
 		return;
 	}
 	if (plus)
-		d.casefolded = fuse_uf2fs_casefolded(d.u, fuse_ino_to_f2fs(d.u, ino));
+		d.uncached = fuse_uf2fs_cf_uncached(d.u, fuse_ino_to_f2fs(d.u, ino));
 	ret = uf2fs_readdir(d.u->fs, fuse_ino_to_f2fs(d.u, ino), off, fuse_dir_fill, &d);
 	/* Entries already packed go out; the error comes back at the next offset. */
 	if (ret < 0 && d.used == 0)

@@ -9,8 +9,8 @@
  * carry default_permissions); the caller's uid and gid come from the request
  * context. A new name is answered with the same entry and attribute
  * timeouts as a lookup: we are the only writer, so nothing the kernel caches
- * can go stale behind it (in a casefolded directory entries are not cached
- * at all, as there: see fuse_uf2fs_casefolded).
+ * can go stale behind it (in a casefolded directory only while unlink, rmdir
+ * and rename there end the kernel's dentries: see fuse_uf2fs_casefolded).
  */
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -49,7 +49,7 @@ static void fuse_namei_reply_entry(fuse_req_t req, struct fuse_uf2fs *u, int ret
 
 	if (ret == 0)
 		ret = fuse_uf2fs_entry(u, ino, &e);
-	if (ret == 0 && fuse_uf2fs_casefolded(u, fuse_ino_to_f2fs(u, parent)))
+	if (ret == 0 && fuse_uf2fs_cf_uncached(u, fuse_ino_to_f2fs(u, parent)))
 		e.entry_timeout = 0;
 	if (ret < 0)
 		fuse_op_error(req, ret);
@@ -146,9 +146,15 @@ void fuse_op_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
 	size_t len;
 
+	uint32_t dir = fuse_ino_to_f2fs(u, parent);
+	int ret;
+
 	if (!fuse_namei_begin(req, u, name, &len))
 		return;
-	fuse_op_status(req, uf2fs_unlink(u->fs, fuse_ino_to_f2fs(u, parent), name, len));
+	ret = uf2fs_unlink(u->fs, dir, name, len);
+	if (ret == 0 && u->casefold)
+		fuse_uf2fs_cf_changed(u, dir, dir);
+	fuse_op_status(req, ret);
 }
 
 void fuse_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
@@ -156,9 +162,15 @@ void fuse_op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
 	size_t len;
 
+	uint32_t dir = fuse_ino_to_f2fs(u, parent);
+	int ret;
+
 	if (!fuse_namei_begin(req, u, name, &len))
 		return;
-	fuse_op_status(req, uf2fs_rmdir(u->fs, fuse_ino_to_f2fs(u, parent), name, len));
+	ret = uf2fs_rmdir(u->fs, dir, name, len);
+	if (ret == 0 && u->casefold)
+		fuse_uf2fs_cf_changed(u, dir, dir);
+	fuse_op_status(req, ret);
 }
 
 /*
@@ -183,6 +195,9 @@ void fuse_op_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (ret == 0)
 		ret = uf2fs_rename(u->fs, fuse_ino_to_f2fs(u, parent), name, len,
 				   fuse_ino_to_f2fs(u, newparent), newname, newlen, flags);
+	if (ret == 0 && u->casefold)
+		fuse_uf2fs_cf_changed(u, fuse_ino_to_f2fs(u, parent),
+				      fuse_ino_to_f2fs(u, newparent));
 	fuse_op_status(req, ret);
 }
 
@@ -211,7 +226,7 @@ void fuse_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t 
 	ret = uf2fs_create(u->fs, fuse_ino_to_f2fs(u, parent), name, len, &a, &ino);
 	if (ret == 0)
 		ret = fuse_uf2fs_entry(u, ino, &e);
-	if (ret == 0 && fuse_uf2fs_casefolded(u, fuse_ino_to_f2fs(u, parent)))
+	if (ret == 0 && fuse_uf2fs_cf_uncached(u, fuse_ino_to_f2fs(u, parent)))
 		e.entry_timeout = 0;
 	if (ret == 0)
 		ret = uf2fs_open(u->fs, ino, fi->flags);

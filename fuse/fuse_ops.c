@@ -7,8 +7,10 @@
  * errnos to replies. No f2fs logic lives here.
  */
 #include <linux/fs.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fuse_priv.h"
 
@@ -253,6 +255,57 @@ bool fuse_uf2fs_casefolded(struct fuse_uf2fs *u, uint32_t dir)
 	       (flags & FS_CASEFOLD_FL);
 }
 
+/*
+ * FUSE_NOTIFY_INC_EPOCH (protocol 7.44, Linux 6.16): the kernel counts an
+ * epoch, and a dentry made before the count went up is looked up again at
+ * its next use. It takes no lock, so it can be sent while the kernel holds
+ * the directory's lock for the unlink or rename being answered, before the
+ * reply: when the caller's syscall returns, no stale dentry can be used.
+ * libfuse 3.14 has no call for it; the message is the bare out header.
+ */
+#define FUSE_UF2FS_NOTIFY_INC_EPOCH	8
+
+static bool fuse_uf2fs_inc_epoch(struct fuse_uf2fs *u)
+{
+	struct {
+		uint32_t len;
+		int32_t error;		/* the notify code */
+		uint64_t unique;	/* 0: a notification */
+	} oh = { sizeof(oh), FUSE_UF2FS_NOTIFY_INC_EPOCH, 0 };
+
+	return write(fuse_session_fd(u->se), &oh, sizeof(oh)) == (ssize_t)sizeof(oh);
+}
+
+/* The first question sends one epoch notification to learn if the kernel has it. */
+static bool fuse_uf2fs_cf_epoch(struct fuse_uf2fs *u)
+{
+	int s = atomic_load(&u->cf_epoch);
+
+	if (s == 0) {
+		s = fuse_uf2fs_inc_epoch(u) ? 1 : -1;
+		atomic_store(&u->cf_epoch, s);
+	}
+	return s > 0;
+}
+
+bool fuse_uf2fs_cf_uncached(struct fuse_uf2fs *u, uint32_t dir)
+{
+	return fuse_uf2fs_casefolded(u, dir) && !fuse_uf2fs_cf_epoch(u);
+}
+
+void fuse_uf2fs_cf_changed(struct fuse_uf2fs *u, uint32_t dir, uint32_t dir2)
+{
+	if (!fuse_uf2fs_casefolded(u, dir) && (dir2 == dir || !fuse_uf2fs_casefolded(u, dir2)))
+		return;
+	if (!fuse_uf2fs_cf_epoch(u) || fuse_uf2fs_inc_epoch(u))
+		return;
+	/* It worked before: from now on entries there are not cached. */
+	atomic_store(&u->cf_epoch, -1);
+	fprintf(stderr, "uf2fs: %s: FUSE_NOTIFY_INC_EPOCH failed; casefolded directories' "
+		"entries are no longer cached, some may be stale until their timeout\n",
+		u->image);
+}
+
 void fuse_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
@@ -289,7 +342,7 @@ void fuse_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	}
 	if (ret == 0)
 		ret = fuse_uf2fs_entry(u, ino, &e);
-	if (ret == 0 && fuse_uf2fs_casefolded(u, fuse_ino_to_f2fs(u, parent)))
+	if (ret == 0 && fuse_uf2fs_cf_uncached(u, fuse_ino_to_f2fs(u, parent)))
 		e.entry_timeout = 0;
 	if (ret < 0)
 		fuse_op_error(req, ret);

@@ -14,7 +14,7 @@ pkg-config --exists fuse3 || skip "fuse3 development files missing"
 tmpdir_init bench-smoke
 rc=0
 BENCH_QUICK=1 BENCH_SIZE=16M BENCH_BS=1M BENCH_RUNTIME=5 BENCH_OUT=$TMP/out \
-	BENCH_TREE_SRC="$TOP/lib $TOP/tests/unit" BENCH_DIR_N=300 \
+	BENCH_TREE_SRC="$TOP/lib $TOP/tests/unit" BENCH_TREE_APPS=5 BENCH_GIT_N=300 BENCH_DIR_N=300 \
 	BENCH_DIR=$TMP/work BUILD=$BUILD_ABS "$TOP/bench/run.sh" || rc=$?
 [ "$rc" -eq 0 ] || fail "bench/run.sh exited $rc"
 md=$TMP/out/results.md
