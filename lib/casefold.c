@@ -187,7 +187,7 @@ int f2fs_setup_filename(struct f2fs_sb_info *sbi, const struct f2fs_inode_info *
 		}
 	}
 	fn->hash = f2fs_dentry_hash(hname, hlen);
-	/* an encrypted directory stores (and hashes) the ciphertext: crypto.c */
+	/* an encrypted directory stores (and hashes) the ciphertext: lib/fscrypt */
 	if (f2fs_is_encrypted(dir) && !is_dot_or_dotdot(name, len))
 		return fscrypt_setup_filename(sbi, (struct f2fs_inode_info *)dir, name, len, fn);
 	return 0;

@@ -5,7 +5,7 @@
  * FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY,
  * FS_IOC_GET_ENCRYPTION_KEY_STATUS, FS_IOC_GET_ENCRYPTION_POLICY_EX and
  * FS_IOC_SET_ENCRYPTION_POLICY do. The keyring, derivations and transforms
- * are lib/crypto.c's; this file takes the filesystem's locks around them.
+ * are lib/fscrypt's; this file takes the filesystem's locks around them.
  */
 #include <stdlib.h>
 #include <sys/random.h>

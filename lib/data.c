@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
-#include "crypto_workers.h"
+#include "fscrypt/workers.h"
 #include "f2fs.h"
 
 #define MAX_BATCH_FOLIOS	256

@@ -27,7 +27,7 @@
 
 #include "uf2fs/format.h"
 #include "uf2fs/uf2fs.h"
-#include "crypto.h"
+#include "fscrypt/fscrypt.h"
 
 #define le16(x) ((uint16_t)(x))
 #define le32(x) ((uint32_t)(x))
@@ -521,7 +521,7 @@ struct f2fs_sb_info {
 	char last_error[256];
 	pthread_mutex_t err_lock;
 	struct f2fs_quota_info *quota;		/* quota_ino images (quota.c); NULL without */
-	struct fscrypt_keyring *keyring;	/* fscrypt master keys (crypto.c) */
+	struct fscrypt_keyring *keyring;	/* fscrypt master keys (lib/fscrypt) */
 };
 
 static inline bool f2fs_has_feature(const struct f2fs_sb_info *sbi, uint32_t f)
@@ -648,7 +648,7 @@ struct f2fs_inode_info {
 	uint64_t ns_changed_at;		/* cp_ver + 1 when a name or xattr changed since it */
 	/* casefolded directory: every entry's hash is the one uf2fs computes (dir.c) */
 	atomic_bool cf_hashes_ok;
-	struct fscrypt_info *ci;	/* encryption key and policy (crypto.c), or NULL */
+	struct fscrypt_info *ci;	/* encryption key and policy (lib/fscrypt), or NULL */
 	/* atomic write (F2FS_IOC_START_ATOMIC_WRITE): data stays in memory until commit */
 	bool atomic;
 	uint64_t atomic_size;
@@ -847,7 +847,7 @@ struct f2fs_filename {
 	uint32_t hash;
 	bool casefold;			/* the directory folds names */
 	bool linear;			/* casefolded, encoding unknown: exact, every block */
-	/* encrypted directory (crypto.c): name/len are then the on-disk ciphertext */
+	/* encrypted directory (lib/fscrypt): name/len are then the on-disk ciphertext */
 	bool encrypted, nokey, nokey_digest;
 	const uint8_t *usr;		/* the name as given */
 	size_t usr_len;

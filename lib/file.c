@@ -14,7 +14,7 @@
 
 #include "f2fs.h"
 #include "quota.h"
-#include "verity.h"
+#include "fsverity/fsverity.h"
 
 #define SBI(fs) ((struct f2fs_sb_info *)(fs))
 

@@ -15,7 +15,7 @@
 
 #include "f2fs.h"
 #include "quota.h"
-#include "verity.h"
+#include "fsverity/fsverity.h"
 
 #define ICACHE_BUCKETS	4096
 #define ICACHE_UNUSED_MAX 8192	/* unreferenced inodes kept for re-lookup */

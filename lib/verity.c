@@ -20,9 +20,9 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
-#include "crypto.h"
+#include "fscrypt/fscrypt.h"
 #include "f2fs.h"
-#include "verity.h"
+#include "fsverity/fsverity.h"
 
 #define SBI(fs) ((struct f2fs_sb_info *)(fs))
 #define VERITY_CACHE_SLOTS	64	/* verified tree blocks kept per inode */
@@ -30,240 +30,6 @@
 				 2ull * DEF_ADDRS_PER_BLOCK * NIDS_PER_BLOCK + \
 				 (uint64_t)DEF_ADDRS_PER_BLOCK * NIDS_PER_BLOCK * NIDS_PER_BLOCK) \
 				 << F2FS_BLKSIZE_BITS)
-
-/// The tree and the descriptor (fs/verity/open.c, enable.c) ///
-
-static int ilog2_u32(uint32_t v)
-{
-	return 31 - __builtin_clz(v);
-}
-
-int verity_params_init(struct verity_params *p, unsigned int alg, unsigned int log_bs,
-		       const void *salt, unsigned int salt_size, uint64_t data_size)
-{
-	const EVP_MD *md;
-	uint64_t blocks, count[VERITY_MAX_LEVELS], pos = 0;
-	unsigned int hblock;
-
-	memset(p, 0, sizeof(*p));
-	if (alg == FS_VERITY_HASH_ALG_SHA256)
-		md = EVP_sha256();
-	else if (alg == FS_VERITY_HASH_ALG_SHA512)
-		md = EVP_sha512();
-	else
-		return -EINVAL;
-	/* as fsverity_init_merkle_tree_params: sector size up to the page and fs block */
-	if (log_bs < 10 || log_bs > F2FS_BLKSIZE_BITS)
-		return -EINVAL;
-	if (salt_size > VERITY_MAX_SALT)
-		return -EMSGSIZE;
-	p->alg = alg;
-	p->md = md;
-	p->digest_size = EVP_MD_get_size(md);
-	p->log_bs = log_bs;
-	p->bs = 1u << log_bs;
-	p->log_arity = log_bs - ilog2_u32(p->digest_size);
-	p->salt_size = salt_size;
-	if (salt_size) {
-		memcpy(p->salt, salt, salt_size);
-		hblock = EVP_MD_get_block_size(md);
-		memcpy(p->padded_salt, salt, salt_size);
-		p->padded_salt_size = (salt_size + hblock - 1) / hblock * hblock;
-	}
-	p->data_size = data_size;
-	blocks = (data_size + p->bs - 1) >> log_bs;
-	while (blocks > 1) {
-		if (p->num_levels >= VERITY_MAX_LEVELS)
-			return -EFBIG;
-		blocks = (blocks + (1u << p->log_arity) - 1) >> p->log_arity;
-		count[p->num_levels++] = blocks;
-	}
-	/* the level nearest the root is stored first */
-	for (int level = (int)p->num_levels - 1; level >= 0; level--) {
-		p->level_start[level] = pos;
-		pos += count[level];
-	}
-	p->tree_blocks = pos;
-	return 0;
-}
-
-static int hash_parts(const struct verity_params *p, const void *a, size_t alen, const void *b,
-		      size_t blen, uint8_t *out)
-{
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	int ok;
-
-	if (!ctx)
-		return -ENOMEM;
-	ok = EVP_DigestInit_ex(ctx, p->md, NULL) && (!alen || EVP_DigestUpdate(ctx, a, alen)) &&
-	     EVP_DigestUpdate(ctx, b, blen) && EVP_DigestFinal_ex(ctx, out, NULL);
-	EVP_MD_CTX_free(ctx);
-	return ok ? 0 : -EIO;
-}
-
-int verity_hash_block(const struct verity_params *p, const void *block, uint8_t *out)
-{
-	return hash_parts(p, p->padded_salt, p->padded_salt_size, block, p->bs, out);
-}
-
-int verity_hash(const struct verity_params *p, const void *buf, size_t len, uint8_t *out)
-{
-	return hash_parts(p, NULL, 0, buf, len, out);
-}
-
-/* Pending tree blocks, one per level, filled with the hashes of the level below. */
-struct tree_builder {
-	const struct verity_params *p;
-	verity_emit_t emit;
-	void *arg;
-	uint8_t *level[VERITY_MAX_LEVELS];
-	size_t filled[VERITY_MAX_LEVELS];
-	uint64_t done[VERITY_MAX_LEVELS];
-	uint8_t *root;
-};
-
-static int tree_add_hash(struct tree_builder *t, unsigned int level, const uint8_t *h);
-
-static int tree_flush_level(struct tree_builder *t, unsigned int level)
-{
-	const struct verity_params *p = t->p;
-	uint8_t h[VERITY_MAX_DIGEST];
-	int ret;
-
-	memset(t->level[level] + t->filled[level], 0, p->bs - t->filled[level]);
-	if (t->emit) {
-		ret = t->emit(t->arg, t->level[level], p->level_start[level] + t->done[level]);
-		if (ret)
-			return ret;
-	}
-	t->done[level]++;
-	t->filled[level] = 0;
-	ret = verity_hash_block(p, t->level[level], h);
-	return ret ? ret : tree_add_hash(t, level + 1, h);
-}
-
-static int tree_add_hash(struct tree_builder *t, unsigned int level, const uint8_t *h)
-{
-	const struct verity_params *p = t->p;
-
-	if (level == p->num_levels) {
-		memcpy(t->root, h, p->digest_size);
-		return 0;
-	}
-	memcpy(t->level[level] + t->filled[level], h, p->digest_size);
-	t->filled[level] += p->digest_size;
-	return t->filled[level] == p->bs ? tree_flush_level(t, level) : 0;
-}
-
-int verity_build_tree(const struct verity_params *p, verity_read_t read, verity_emit_t emit,
-		      void *arg, uint8_t *root)
-{
-	struct tree_builder t = { .p = p, .emit = emit, .arg = arg, .root = root };
-	uint8_t h[VERITY_MAX_DIGEST], *block = NULL;
-	int ret = 0;
-
-	memset(root, 0, VERITY_MAX_DIGEST);
-	if (!p->data_size)
-		return 0;	/* as fs/verity: an empty file's root hash is all zeroes */
-	block = malloc(p->bs);
-	for (unsigned int i = 0; i < p->num_levels; i++)
-		t.level[i] = calloc(1, p->bs);
-	for (unsigned int i = 0; i < p->num_levels; i++)
-		if (!t.level[i])
-			ret = -ENOMEM;
-	if (!block)
-		ret = -ENOMEM;
-	for (uint64_t off = 0; off < p->data_size && !ret; off += p->bs) {
-		size_t n = MIN((uint64_t)p->bs, p->data_size - off);
-		ssize_t got = read(arg, block, n, off);
-
-		if (got < 0) {
-			ret = (int)got;
-			break;
-		}
-		if ((size_t)got != n) {
-			ret = -EIO;
-			break;
-		}
-		memset(block + n, 0, p->bs - n);
-		ret = verity_hash_block(p, block, h);
-		if (!ret)
-			ret = tree_add_hash(&t, 0, h);
-	}
-	for (unsigned int i = 0; i < p->num_levels && !ret; i++)
-		if (t.filled[i])
-			ret = tree_flush_level(&t, i);
-	for (unsigned int i = 0; i < p->num_levels; i++)
-		free(t.level[i]);
-	free(block);
-	return ret;
-}
-
-static void put_le32(uint8_t *d, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		d[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_le64(uint8_t *d, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		d[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get_le32(const uint8_t *d)
-{
-	return d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
-}
-
-static uint64_t get_le64(const uint8_t *d)
-{
-	return get_le32(d) | (uint64_t)get_le32(d + 4) << 32;
-}
-
-/* struct fsverity_descriptor: the byte offsets of <linux/fsverity.h>. */
-#define DESC_SIG_SIZE	4
-#define DESC_DATA_SIZE	8
-#define DESC_ROOT	16
-#define DESC_SALT	80
-#define DESC_RESERVED	112
-_Static_assert(sizeof(struct fsverity_descriptor) == VERITY_DESC_SIZE, "descriptor size");
-_Static_assert(offsetof(struct fsverity_descriptor, root_hash) == DESC_ROOT, "root_hash");
-_Static_assert(offsetof(struct fsverity_descriptor, salt) == DESC_SALT, "salt");
-_Static_assert(offsetof(struct fsverity_descriptor, __reserved) == DESC_RESERVED, "reserved");
-
-void verity_make_descriptor(const struct verity_params *p, const uint8_t *root, uint8_t *desc)
-{
-	memset(desc, 0, VERITY_DESC_SIZE);
-	desc[0] = 1;
-	desc[1] = (uint8_t)p->alg;
-	desc[2] = (uint8_t)p->log_bs;
-	desc[3] = (uint8_t)p->salt_size;
-	put_le64(desc + DESC_DATA_SIZE, p->data_size);
-	memcpy(desc + DESC_ROOT, root, p->digest_size);
-	memcpy(desc + DESC_SALT, p->salt, p->salt_size);
-}
-
-int verity_parse_descriptor(struct verity_params *p, const void *desc, size_t desc_size,
-			    uint64_t i_size, uint8_t *root)
-{
-	const uint8_t *d = desc;
-	int ret;
-
-	if (desc_size < VERITY_DESC_SIZE || d[0] != 1)
-		return -EINVAL;
-	for (size_t i = DESC_RESERVED; i < VERITY_DESC_SIZE; i++)
-		if (d[i])
-			return -EINVAL;
-	if (get_le32(d + DESC_SIG_SIZE) > desc_size - VERITY_DESC_SIZE)
-		return -EBADMSG;
-	if (get_le64(d + DESC_DATA_SIZE) != i_size)
-		return -EINVAL;
-	ret = verity_params_init(p, d[1], d[2], d + DESC_SALT, d[3], i_size);
-	if (!ret)
-		memcpy(root, d + DESC_ROOT, p->digest_size);
-	return ret;
-}
 
 /// Metadata past EOF, through the block map ///
 
@@ -400,7 +166,7 @@ static int load_verity(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	}
 	if (!ret) {
 		/* the file digest covers the descriptor with no signature */
-		put_le32(desc + DESC_SIG_SIZE, 0);
+		verity_put_le32(desc + DESC_SIG_SIZE, 0);
 		ret = verity_hash(&vi->p, desc, VERITY_DESC_SIZE, vi->digest);
 	}
 	free(desc);
@@ -785,7 +551,7 @@ static int write_descriptor(struct enable_ctx *c, uint64_t pos, const uint8_t *d
 	if (!buf)
 		return -ENOMEM;
 	memcpy(buf + rel - from, desc, VERITY_DESC_SIZE);
-	put_le32(buf + rel - from + DESC_SIG_SIZE, sig_size);
+	verity_put_le32(buf + rel - from + DESC_SIG_SIZE, sig_size);
 	if (sig_size)
 		memcpy(buf + rel - from + VERITY_DESC_SIZE, sig, sig_size);
 	for (size_t i = 0; i < blocks && !ret; i++)
@@ -829,7 +595,7 @@ static int do_enable(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	int ret = enable_checks(sbi, fi);
 
 	if (!ret)
-		ret = verity_params_init(&p, arg->hash_algorithm, ilog2_u32(arg->block_size),
+		ret = verity_params_init(&p, arg->hash_algorithm, verity_ilog2_u32(arg->block_size),
 					 arg->salt, arg->salt_size, fi->size);
 	if (ret)
 		return ret;
@@ -992,10 +758,10 @@ ssize_t uf2fs_read_verity_metadata(struct uf2fs *fs, uint32_t ino, uint64_t type
 		if (ret)
 			break;
 		if (type == FS_VERITY_METADATA_TYPE_DESCRIPTOR) {
-			put_le32(desc + DESC_SIG_SIZE, 0);	/* as it is hashed */
+			verity_put_le32(desc + DESC_SIG_SIZE, 0);	/* as it is hashed */
 			total = VERITY_DESC_SIZE;
 		} else {
-			total = get_le32(desc + DESC_SIG_SIZE);
+			total = verity_get_le32(desc + DESC_SIG_SIZE);
 			ret = total ? 0 : -ENODATA;
 		}
 		break;
@@ -1016,3 +782,4 @@ ssize_t uf2fs_read_verity_metadata(struct uf2fs *fs, uint32_t ino, uint64_t type
 	verity_op_end(sbi, fi);
 	return ret;
 }
+

@@ -24,7 +24,7 @@
 #include <linux/fsverity.h>
 
 #include "f2fs.h"
-#include "verity.h"
+#include "fsverity/fsverity.h"
 
 static char tmpdir[] = "/tmp/uf2fs-verity-XXXXXX";
 

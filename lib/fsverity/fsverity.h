@@ -21,6 +21,7 @@
 #define VERITY_MAX_LEVELS	8	/* FS_VERITY_MAX_LEVELS */
 #define VERITY_MAX_SIG		16128	/* FS_VERITY_MAX_SIGNATURE_SIZE */
 #define VERITY_DESC_SIZE	256	/* struct fsverity_descriptor without signature */
+#define VERITY_MAX_LOG_BS	12	/* PAGE_SHIFT, and not above the 4 KiB f2fs block */
 #define VERITY_METADATA_ALIGN	65536	/* f2fs_verity_metadata_pos() */
 #define F2FS_VERITY_XATTR_NAME	"v"	/* F2FS_XATTR_NAME_VERITY */
 #define F2FS_VERITY_XATTR_VER	1	/* F2FS_VERIFY_VER */
@@ -76,6 +77,40 @@ void verity_make_descriptor(const struct verity_params *p, const uint8_t *root, 
 /* Check a descriptor as fs/verity/open.c does; fill params and root. */
 int verity_parse_descriptor(struct verity_params *p, const void *desc, size_t desc_size,
 			    uint64_t i_size, uint8_t *root);
+
+/* Offsets in struct fsverity_descriptor, and the little-endian fields' access. */
+#define DESC_SIG_SIZE	4
+#define DESC_DATA_SIZE	8
+#define DESC_ROOT	16
+#define DESC_SALT	80
+#define DESC_RESERVED	112
+
+static inline int verity_ilog2_u32(uint32_t v)
+{
+	return 31 - __builtin_clz(v);
+}
+
+static inline void verity_put_le32(uint8_t *d, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		d[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void verity_put_le64(uint8_t *d, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		d[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint32_t verity_get_le32(const uint8_t *d)
+{
+	return d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
+}
+
+static inline uint64_t verity_get_le64(const uint8_t *d)
+{
+	return verity_get_le32(d) | (uint64_t)verity_get_le32(d + 4) << 32;
+}
 
 /* Byte offset of the metadata: the first 64 KiB boundary at or past i_size. */
 static inline uint64_t verity_metadata_pos(uint64_t i_size)

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * crypto.h — fscrypt for f2fs, as lib/ sees it: the keyring of master keys a
+ * fscrypt.h — fscrypt for f2fs, as lib/ sees it: the keyring of master keys a
  * mount holds, the per-inode encryption info (policy, derived key, IV
  * inputs) set up from the context xattr, and the name, symlink and data
  * transforms the directory and data paths call. The format facts come from
  * the kernel's fs/crypto and include/uapi/linux/fscrypt.h. The ciphers
- * themselves are lib/crypto_alg.c's.
+ * themselves are alg.c's.
  */
 #ifndef UF2FS_CRYPTO_H
 #define UF2FS_CRYPTO_H
