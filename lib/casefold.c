@@ -189,7 +189,7 @@ int f2fs_setup_filename(struct f2fs_sb_info *sbi, const struct f2fs_inode_info *
 	fn->hash = f2fs_dentry_hash(hname, hlen);
 	/* an encrypted directory stores (and hashes) the ciphertext: lib/fscrypt */
 	if (f2fs_is_encrypted(dir) && !is_dot_or_dotdot(name, len))
-		return fscrypt_setup_filename(sbi, (struct f2fs_inode_info *)dir, name, len, fn);
+		return f2fs_crypt_setup_filename(sbi, (struct f2fs_inode_info *)dir, name, len, fn);
 	return 0;
 }
 
@@ -203,7 +203,7 @@ bool f2fs_match_name(const struct f2fs_filename *fn, const uint8_t *de_name, siz
 	int r;
 
 	if (fn->encrypted)
-		return fscrypt_match_name(fn, de_name, de_len);
+		return f2fs_crypt_match_name(fn, de_name, de_len);
 	if (de_len == fn->len && !memcmp(de_name, fn->name, de_len))
 		return true;
 	if (!fn->cf)
@@ -220,7 +220,7 @@ bool f2fs_match_name_check(const struct f2fs_filename *fn, const uint8_t *de_nam
 	uint32_t hash;
 
 	if (fn->encrypted)
-		return fscrypt_match_name(fn, de_name, de_len);
+		return f2fs_crypt_match_name(fn, de_name, de_len);
 	if (!is_dot_or_dotdot((const char *)de_name, de_len))
 		r = casefold(de_name, de_len, buf);
 	hash = r >= 0 ? f2fs_dentry_hash(buf, r) : f2fs_dentry_hash(de_name, de_len);

@@ -14,7 +14,6 @@
 
 #include "f2fs.h"
 #include "quota.h"
-#include "fsverity/fsverity.h"
 
 #define SBI(fs) ((struct f2fs_sb_info *)(fs))
 
@@ -373,7 +372,7 @@ static ssize_t read_encrypted_link(struct f2fs_sb_info *sbi, struct f2fs_inode_i
 
 	if (n < 0)
 		return n;
-	return fscrypt_symlink_to_usr(sbi, fi, raw, n, buf, size);
+	return fscrypt_symlink_to_usr(sbi->keyring, &fi->fscrypt, raw, n, buf, size);
 }
 
 ssize_t uf2fs_readlink(struct uf2fs *fs, uint32_t ino, char *buf, size_t size)
@@ -428,8 +427,8 @@ int uf2fs_open(struct uf2fs *fs, uint32_t ino, int flags)
 		return -EPERM;
 	}
 	/* as fscrypt_file_open: an encrypted file opens only with its key */
-	if (fscrypt_file_data(fi)) {
-		int ret = fscrypt_prepare(sbi, fi);
+	if (f2fs_encrypted_file(fi)) {
+		int ret = fscrypt_prepare(sbi->keyring, &fi->fscrypt);
 
 		if (ret) {
 			f2fs_iput(sbi, fi);
@@ -798,8 +797,8 @@ static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a
 	else if ((valid & UF2FS_SET_SIZE) && DIV_ROUND_UP(a->size, F2FS_BLKSIZE) > max_file_blocks(fi))
 		ret = -EFBIG;
 	/* as fscrypt_prepare_setattr: an encrypted file changes size only with its key */
-	else if ((valid & UF2FS_SET_SIZE) && fscrypt_file_data(fi))
-		ret = fscrypt_prepare(sbi, fi);
+	else if ((valid & UF2FS_SET_SIZE) && f2fs_encrypted_file(fi))
+		ret = fscrypt_prepare(sbi->keyring, &fi->fscrypt);
 	/* as f2fs_setattr: the quota transfer first (EDQUOT past the new owner's limits) */
 	if (!ret && (valid & (UF2FS_SET_UID | UF2FS_SET_GID)))
 		ret = f2fs_quota_transfer(sbi, fi, (valid & UF2FS_SET_UID) ? a->uid : fi->uid,

@@ -51,12 +51,12 @@ static int crypt_chunk(void *arg, unsigned int chunk)
 	const struct fscrypt_info *ci = j->ci;
 	size_t du = (size_t)1 << ci->du_bits;
 	uint64_t u = chunk * j->chunk_units;
-	uint64_t end = MIN(u + j->chunk_units, j->nunits);
+	uint64_t end = FSCRYPT_MIN(u + j->chunk_units, j->nunits);
 	uint8_t ivs[IV_BATCH * FSCRYPT_MAX_IV_SIZE];
 	int ret = 0;
 
 	while (u < end && !ret) {
-		unsigned int n = MIN(end - u, (uint64_t)IV_BATCH);
+		unsigned int n = FSCRYPT_MIN(end - u, (uint64_t)IV_BATCH);
 
 		for (unsigned int i = 0; i < n; i++)
 			fscrypt_generate_iv(ci, j->first + u + i, ivs + i * FSCRYPT_MAX_IV_SIZE);
@@ -82,22 +82,20 @@ static size_t chunk_bytes(const struct fscrypt_info *ci)
 	return 128 << 10;
 }
 
-unsigned int fscrypt_chunk_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+unsigned int fscrypt_chunk_blocks(struct fscrypt_keyring *kr, struct fscrypt_inode *fi)
 {
-	struct fscrypt_keyring *kr = sbi->keyring;
 	unsigned int n = 0;
 
 	pthread_rwlock_rdlock(&kr->lock);
 	if (fi->ci && !fi->ci->dead)
-		n = MAX(chunk_bytes(fi->ci) >> F2FS_BLKSIZE_BITS, (size_t)1);
+		n = FSCRYPT_MAX(chunk_bytes(fi->ci) >> kr->blkbits, (size_t)1);
 	pthread_rwlock_unlock(&kr->lock);
 	return n;
 }
 
-int fscrypt_crypt_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint64_t lblk,
+int fscrypt_crypt_blocks(struct fscrypt_keyring *kr, struct fscrypt_inode *fi, uint64_t lblk,
 			 const uint8_t *in, uint8_t *out, unsigned int nblocks, bool enc)
 {
-	struct fscrypt_keyring *kr = sbi->keyring;
 	struct fscrypt_info *ci;
 	int ret = 0;
 
@@ -106,16 +104,16 @@ int fscrypt_crypt_blocks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, u
 	if (!ci || ci->dead) {
 		ret = -ENOKEY;
 	} else {
-		unsigned int per_blk_bits = F2FS_BLKSIZE_BITS - ci->du_bits;
+		unsigned int per_blk_bits = kr->blkbits - ci->du_bits;
 		struct crypt_job j = {
 			.ci = ci, .in = in, .out = out, .enc = enc,
 			.first = lblk << per_blk_bits,
 			.nunits = (uint64_t)nblocks << per_blk_bits,
-			.chunk_units = MAX(chunk_bytes(ci) >> ci->du_bits, (size_t)1),
+			.chunk_units = FSCRYPT_MAX(chunk_bytes(ci) >> ci->du_bits, (size_t)1),
 		};
 
 		ret = crypt_workers_run(crypt_chunk, &j,
-					DIV_ROUND_UP(j.nunits, j.chunk_units));
+					(j.nunits + j.chunk_units - 1) / j.chunk_units);
 	}
 	pthread_rwlock_unlock(&kr->lock);
 	return ret;

@@ -15,10 +15,10 @@
 
 size_t fscrypt_fname_encrypted_size(size_t len, unsigned int pad, size_t max_len)
 {
-	size_t n = MAX(len, (size_t)16);
+	size_t n = FSCRYPT_MAX(len, (size_t)16);
 
 	n = (n + pad - 1) / pad * pad;
-	return MIN(n, max_len);
+	return FSCRYPT_MIN(n, max_len);
 }
 
 static const char b64url[] =
@@ -105,7 +105,7 @@ static int decrypt_name_locked(const struct fscrypt_info *ci, const uint8_t *ct,
 	uint8_t iv[32];
 	int ret;
 
-	if (len < 16 || len > F2FS_NAME_LEN)
+	if (len < 16 || len > NAME_MAX)
 		return -EFSCORRUPTED;
 	fscrypt_generate_iv(ci, 0, iv);
 	ret = fscrypt_decrypt_name(ci->cipher, iv, ct, plain, len);
@@ -126,108 +126,86 @@ static int encrypt_name_locked(const struct fscrypt_info *ci, const uint8_t *nam
 	return fscrypt_encrypt_name(ci->cipher, iv, out, out, olen);
 }
 
-int fscrypt_setup_filename(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
-			   const char *name, size_t len, struct f2fs_filename *fn)
+int fscrypt_fname_encrypt(struct fscrypt_keyring *kr, struct fscrypt_inode *dir,
+			  const uint8_t *name, size_t len, size_t max_len, uint8_t *out,
+			  size_t *olen)
 {
-	struct fscrypt_keyring *kr = sbi->keyring;
-	int ret = fscrypt_prepare(sbi, dir);
+	struct fscrypt_info *ci;
+	int ret = -ENOKEY;
 
-	fn->encrypted = true;
-	fn->usr = (const uint8_t *)name;
-	fn->usr_len = len;
-	fn->sbi = sbi;
-	fn->dir = dir;
-	if (ret && ret != -ENOKEY)
-		return ret;
-	if (!ret) {
-		struct fscrypt_info *ci;
-		size_t clen;
-
-		pthread_rwlock_rdlock(&kr->lock);
-		ci = dir->ci;
-		if (!ci || ci->dead) {
-			pthread_rwlock_unlock(&kr->lock);
-			goto nokey;
-		}
-		clen = fscrypt_fname_encrypted_size(len, 4u << (ci->pol.flags &
-						    FSCRYPT_POLICY_FLAGS_PAD_MASK), F2FS_NAME_LEN);
-		ret = encrypt_name_locked(ci, (const uint8_t *)name, len, fn->crypt_buf, clen);
-		if (!ret && fn->casefold) {
-			const uint8_t *h = fn->cf ? fn->cf : fn->usr;
-			size_t hl = fn->cf ? fn->cf_len : fn->usr_len;
-
-			fn->hash = ci->has_dirhash ? (uint32_t)fscrypt_siphash(ci->dirhash_key,
-									       h, hl) : 0;
-			if (!ci->has_dirhash)
-				ret = -EFSCORRUPTED;
-		}
-		pthread_rwlock_unlock(&kr->lock);
-		if (ret)
-			return ret;
-		fn->name = fn->crypt_buf;
-		fn->len = clen;
-		if (!fn->casefold)
-			fn->hash = f2fs_dentry_hash(fn->name, fn->len);
-		return 0;
+	pthread_rwlock_rdlock(&kr->lock);
+	ci = dir->ci;
+	if (ci && !ci->dead) {
+		*olen = fscrypt_fname_encrypted_size(len, 4u << (ci->pol.flags &
+						     FSCRYPT_POLICY_FLAGS_PAD_MASK), max_len);
+		ret = encrypt_name_locked(ci, name, len, out, *olen);
 	}
-nokey:
-	/* no key: the name is a no-key name; lookups only */
-	fn->nokey = true;
-	fn->casefold = false;
-	fn->cf = NULL;
+	pthread_rwlock_unlock(&kr->lock);
+	return ret;
+}
+
+int fscrypt_fname_decrypt(struct fscrypt_keyring *kr, struct fscrypt_inode *dir,
+			  const uint8_t *ct, size_t len, uint8_t *out, size_t *olen)
+{
+	struct fscrypt_info *ci;
+	int ret;
+
+	pthread_rwlock_rdlock(&kr->lock);
+	ci = dir->ci;
+	ret = ci && !ci->dead ? decrypt_name_locked(ci, ct, len, out, olen) : -ENOKEY;
+	pthread_rwlock_unlock(&kr->lock);
+	return ret;
+}
+
+int fscrypt_fname_siphash(struct fscrypt_keyring *kr, struct fscrypt_inode *dir,
+			  const uint8_t *name, size_t len, uint32_t *hash)
+{
+	struct fscrypt_info *ci;
+	int ret = 0;
+
+	pthread_rwlock_rdlock(&kr->lock);
+	ci = dir->ci;
+	if (!ci || ci->dead)
+		ret = -ENOKEY;
+	else if (!ci->has_dirhash)
+		ret = -EFSCORRUPTED;
+	else
+		*hash = (uint32_t)fscrypt_siphash(ci->dirhash_key, name, len);
+	pthread_rwlock_unlock(&kr->lock);
+	return ret;
+}
+
+int fscrypt_nokey_decode(const char *name, size_t len, uint8_t *buf, uint32_t *hash,
+			 const uint8_t **bytes, size_t *blen, bool *digest)
+{
+	int n;
+
 	if (len > FSCRYPT_NOKEY_NAME_MAX_ENCODED)
 		return -ENOENT;
-	ret = fscrypt_base64url_decode(name, len, fn->crypt_buf, FSCRYPT_NOKEY_NAME_MAX);
-	if (ret < 9 || (ret > 8 + FSCRYPT_NOKEY_BYTES && ret != FSCRYPT_NOKEY_NAME_MAX))
+	n = fscrypt_base64url_decode(name, len, buf, FSCRYPT_NOKEY_NAME_MAX);
+	if (n < 9 || (n > 8 + FSCRYPT_NOKEY_BYTES && n != FSCRYPT_NOKEY_NAME_MAX))
 		return -ENOENT;
-	fn->hash = fn->crypt_buf[0] | fn->crypt_buf[1] << 8 | fn->crypt_buf[2] << 16 |
-		   (uint32_t)fn->crypt_buf[3] << 24;
-	fn->nokey_digest = ret == FSCRYPT_NOKEY_NAME_MAX;
-	fn->name = fn->crypt_buf + 8;
-	fn->len = fn->nokey_digest ? FSCRYPT_NOKEY_BYTES : (size_t)ret - 8;
+	*hash = buf[0] | buf[1] << 8 | buf[2] << 16 | (uint32_t)buf[3] << 24;
+	*digest = n == FSCRYPT_NOKEY_NAME_MAX;
+	*bytes = buf + 8;
+	*blen = *digest ? FSCRYPT_NOKEY_BYTES : (size_t)n - 8;
 	return 0;
 }
 
-bool fscrypt_match_name(const struct f2fs_filename *fn, const uint8_t *de, size_t de_len)
+bool fscrypt_nokey_match_digest(const uint8_t *buf, const uint8_t *de, size_t de_len)
 {
-	struct fscrypt_keyring *kr = fn->sbi->keyring;
-	uint8_t plain[F2FS_NAME_LEN + 1], digest[32];
-	struct f2fs_filename tmp;
-	struct fscrypt_info *ci;
-	size_t plen;
-	int ret;
+	uint8_t digest[32];
 
-	if (fn->nokey) {
-		if (!fn->nokey_digest)
-			return de_len == fn->len && !memcmp(de, fn->name, de_len);
-		if (de_len <= FSCRYPT_NOKEY_BYTES || memcmp(de, fn->name, FSCRYPT_NOKEY_BYTES))
-			return false;
-		fscrypt_sha256(de + FSCRYPT_NOKEY_BYTES, de_len - FSCRYPT_NOKEY_BYTES, digest);
-		return !memcmp(digest, fn->crypt_buf + 8 + FSCRYPT_NOKEY_BYTES, 32);
-	}
-	if (de_len == fn->len && !memcmp(de, fn->name, de_len))
-		return true;
-	if (!fn->casefold)
+	if (de_len <= FSCRYPT_NOKEY_BYTES || memcmp(de, buf + 8, FSCRYPT_NOKEY_BYTES))
 		return false;
-	/* casefolded: compare the plaintexts folded, as f2fs_match_ci_name */
-	pthread_rwlock_rdlock(&kr->lock);
-	ci = fn->dir->ci;
-	ret = ci && !ci->dead ? decrypt_name_locked(ci, de, de_len, plain, &plen) : -ENOKEY;
-	pthread_rwlock_unlock(&kr->lock);
-	if (ret)
-		return false;
-	tmp = *fn;
-	tmp.encrypted = false;
-	tmp.name = fn->usr;
-	tmp.len = fn->usr_len;
-	return f2fs_match_name(&tmp, plain, plen);
+	fscrypt_sha256(de + FSCRYPT_NOKEY_BYTES, de_len - FSCRYPT_NOKEY_BYTES, digest);
+	return !memcmp(digest, buf + 8 + FSCRYPT_NOKEY_BYTES, 32);
 }
 
-int fscrypt_fname_disk_to_usr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+int fscrypt_fname_disk_to_usr(struct fscrypt_keyring *kr, struct fscrypt_inode *dir,
 			      uint32_t hash, const uint8_t *de, size_t de_len, char *out,
 			      size_t *out_len)
 {
-	struct fscrypt_keyring *kr = sbi->keyring;
 	struct fscrypt_info *ci;
 	int ret;
 
@@ -237,9 +215,9 @@ int fscrypt_fname_disk_to_usr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *
 		return 0;
 	}
 	if (de_len < 16)
-		return f2fs_error(sbi, EFSCORRUPTED, "encrypted directory %u: name of %zu "
-				  "bytes, under the cipher's 16", dir->ino, de_len);
-	ret = fscrypt_prepare(sbi, dir);
+		return fscrypt_err(kr, EFSCORRUPTED, "encrypted directory %u: name of %zu "
+				  "bytes, under the cipher's 16", fscrypt_ino(kr, dir), de_len);
+	ret = fscrypt_prepare(kr, dir);
 	if (ret && ret != -ENOKEY)
 		return ret;
 	pthread_rwlock_rdlock(&kr->lock);
@@ -248,8 +226,8 @@ int fscrypt_fname_disk_to_usr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *
 		ret = decrypt_name_locked(ci, de, de_len, (uint8_t *)out, out_len);
 		pthread_rwlock_unlock(&kr->lock);
 		if (ret == -EFSCORRUPTED)
-			return f2fs_error(sbi, EFSCORRUPTED, "encrypted directory %u: a name "
-					  "decrypts to nothing", dir->ino);
+			return fscrypt_err(kr, EFSCORRUPTED, "encrypted directory %u: a name "
+					  "decrypts to nothing", fscrypt_ino(kr, dir));
 		return ret;
 	}
 	pthread_rwlock_unlock(&kr->lock);
@@ -257,19 +235,18 @@ int fscrypt_fname_disk_to_usr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *
 	return 0;
 }
 
-ssize_t fscrypt_symlink_to_usr(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+ssize_t fscrypt_symlink_to_usr(struct fscrypt_keyring *kr, struct fscrypt_inode *fi,
 			       const uint8_t *raw, size_t rlen, char *buf, size_t size)
 {
-	struct fscrypt_keyring *kr = sbi->keyring;
-	char out[F2FS_BLKSIZE];
+	char out[FSCRYPT_SYMLINK_MAX];
 	struct fscrypt_info *ci;
 	size_t clen, olen;
 	int ret;
 
 	if (rlen < 2 || !(clen = raw[0] | raw[1] << 8) || clen + 2 > rlen)
-		return f2fs_error(sbi, EFSCORRUPTED, "encrypted symlink %u: bad length",
-				  fi->ino);
-	ret = fscrypt_prepare(sbi, fi);
+		return fscrypt_err(kr, EFSCORRUPTED, "encrypted symlink %u: bad length",
+				  fscrypt_ino(kr, fi));
+	ret = fscrypt_prepare(kr, fi);
 	if (ret && ret != -ENOKEY)
 		return ret;
 	pthread_rwlock_rdlock(&kr->lock);
@@ -279,8 +256,8 @@ ssize_t fscrypt_symlink_to_usr(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 
 		if (clen < 16) {
 			pthread_rwlock_unlock(&kr->lock);
-			return f2fs_error(sbi, EFSCORRUPTED, "encrypted symlink %u: bad length",
-					  fi->ino);
+			return fscrypt_err(kr, EFSCORRUPTED, "encrypted symlink %u: bad length",
+					  fscrypt_ino(kr, fi));
 		}
 		fscrypt_generate_iv(ci, 0, iv);
 		ret = fscrypt_decrypt_name(ci->cipher, iv, raw + 2, (uint8_t *)out, clen);
@@ -289,26 +266,25 @@ ssize_t fscrypt_symlink_to_usr(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 			return ret;
 		olen = strnlen(out, clen);
 		if (!olen)
-			return f2fs_error(sbi, EFSCORRUPTED, "encrypted symlink %u: empty target",
-					  fi->ino);
+			return fscrypt_err(kr, EFSCORRUPTED, "encrypted symlink %u: empty target",
+					  fscrypt_ino(kr, fi));
 	} else {
 		pthread_rwlock_unlock(&kr->lock);
-		if (clen > F2FS_NAME_LEN * 16)
+		if (clen > NAME_MAX * 16)
 			return -EFSCORRUPTED;
 		olen = fscrypt_nokey_encode(0, 0, raw + 2, clen, out);
 	}
-	olen = MIN(olen, size);
+	olen = FSCRYPT_MIN(olen, size);
 	memcpy(buf, out, olen);
 	return (ssize_t)olen;
 }
 
-ssize_t fscrypt_encrypt_symlink(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+ssize_t fscrypt_encrypt_symlink(struct fscrypt_keyring *kr, struct fscrypt_inode *fi,
 				const char *target, size_t len, uint8_t *out, size_t max)
 {
-	struct fscrypt_keyring *kr = sbi->keyring;
 	struct fscrypt_info *ci;
 	size_t clen;
-	int ret = fscrypt_prepare(sbi, fi);
+	int ret = fscrypt_prepare(kr, fi);
 
 	if (ret)
 		return ret;
@@ -332,28 +308,4 @@ ssize_t fscrypt_encrypt_symlink(struct f2fs_sb_info *sbi, struct f2fs_inode_info
 	out[0] = clen & 0xff;
 	out[1] = clen >> 8;
 	return (ssize_t)(clen + 2);
-}
-
-int fscrypt_setup_disk_name(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
-			    const uint8_t *raw, size_t len, size_t room,
-			    struct f2fs_filename *fn)
-{
-	memset(fn, 0, offsetof(struct f2fs_filename, cf_buf));
-	if (len < 16 || len > F2FS_NAME_LEN)
-		return -EFSCORRUPTED;
-	memcpy(fn->crypt_buf, raw, len);
-	fn->name = fn->usr = fn->crypt_buf;
-	fn->len = fn->usr_len = len;
-	fn->encrypted = true;
-	fn->sbi = sbi;
-	fn->dir = dir;
-	if (!f2fs_dir_casefolded(sbi, dir)) {
-		fn->hash = f2fs_dentry_hash(raw, len);
-		return 0;
-	}
-	/* the SipHash needs the key and the plaintext: Linux appends it to i_name */
-	if (len + 4 > room)
-		return -EFSCORRUPTED;
-	fn->hash = raw[len] | raw[len + 1] << 8 | raw[len + 2] << 16 | (uint32_t)raw[len + 3] << 24;
-	return 0;
 }

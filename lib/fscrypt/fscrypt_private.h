@@ -8,9 +8,20 @@
 #ifndef UF2FS_FSCRYPT_PRIVATE_H
 #define UF2FS_FSCRYPT_PRIVATE_H
 
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+
 #include "alg.h"
-#include "f2fs.h"
 #include "fscrypt.h"
+
+#ifndef EFSCORRUPTED
+#define EFSCORRUPTED	EUCLEAN
+#endif
+#define FSCRYPT_MIN(a, b)	((a) < (b) ? (a) : (b))
+#define FSCRYPT_MAX(a, b)	((a) > (b) ? (a) : (b))
+/* Symlink targets are at most a page (the kernel's PAGE_SIZE). */
+#define FSCRYPT_SYMLINK_MAX	4096
 
 #define MAX_MODE		16
 enum { PM_DIRECT, PM_LBLK64, PM_LBLK32, PM_NR };
@@ -38,12 +49,16 @@ struct fscrypt_info {
 	uint8_t *dirhash_key;		/* 16 bytes of secret memory, casefolded dirs only */
 	bool has_dirhash;
 	uint32_t hashed_ino;
-	nid_t ino;
+	uint32_t ino;
 	unsigned int du_bits;		/* data unit size, log2 */
 };
 
 struct fscrypt_keyring {
 	pthread_rwlock_t lock;
+	const struct fscrypt_operations *ops;
+	void *fs;			/* the file system's, for ops */
+	uint8_t uuid[16];		/* IV_INO_LBLK_* keys bind the file system's UUID */
+	unsigned int blkbits;
 	struct fscrypt_master_key *keys;
 	struct fscrypt_info *graveyard;	/* dead infos an inode may still point at */
 };
@@ -53,7 +68,31 @@ struct fscrypt_master_key *fscrypt_find_key(struct fscrypt_keyring *kr, int vers
 					    const uint8_t *spec);
 void fscrypt_free_info(struct fscrypt_info *ci);
 void fscrypt_kill_info(struct fscrypt_info *ci);
-bool fscrypt_info_live(const struct f2fs_inode_info *fi);
+bool fscrypt_info_live(const struct fscrypt_inode *fi);
 void fscrypt_generate_iv(const struct fscrypt_info *ci, uint64_t index, uint8_t iv[32]);
+
+/* Format the message for the file system's error op: returns -err. */
+int fscrypt_err(struct fscrypt_keyring *kr, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void fscrypt_msg(struct fscrypt_keyring *kr, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static inline uint32_t fscrypt_ino(const struct fscrypt_keyring *kr,
+				   const struct fscrypt_inode *inode)
+{
+	return kr->ops->ino(inode);
+}
+
+static inline uint32_t fscrypt_mode(const struct fscrypt_keyring *kr,
+				    const struct fscrypt_inode *inode)
+{
+	return kr->ops->mode(inode);
+}
+
+static inline bool fscrypt_is_encrypted(const struct fscrypt_keyring *kr,
+					const struct fscrypt_inode *inode)
+{
+	return kr->ops->is_encrypted(inode);
+}
 
 #endif /* UF2FS_FSCRYPT_PRIVATE_H */

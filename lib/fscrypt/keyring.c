@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ctype.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -16,15 +17,42 @@
 
 #include "fscrypt_private.h"
 
-int fscrypt_keyring_init(struct f2fs_sb_info *sbi)
+int fscrypt_keyring_init(struct fscrypt_keyring **krp, const struct fscrypt_operations *ops,
+			 void *fs, const uint8_t uuid[16], unsigned int blkbits)
 {
 	struct fscrypt_keyring *kr = calloc(1, sizeof(*kr));
 
 	if (!kr)
 		return -ENOMEM;
 	pthread_rwlock_init(&kr->lock, NULL);
-	sbi->keyring = kr;
+	kr->ops = ops;
+	kr->fs = fs;
+	memcpy(kr->uuid, uuid, sizeof(kr->uuid));
+	kr->blkbits = blkbits;
+	*krp = kr;
 	return 0;
+}
+
+int fscrypt_err(struct fscrypt_keyring *kr, int err, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return kr->ops->error(kr->fs, err, msg);
+}
+
+void fscrypt_msg(struct fscrypt_keyring *kr, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	kr->ops->msg(kr->fs, msg);
 }
 
 /*
@@ -66,9 +94,8 @@ static void free_master_key(struct fscrypt_master_key *mk)
 	fscrypt_secret_free(mk, sizeof(*mk));
 }
 
-void fscrypt_keyring_destroy(struct f2fs_sb_info *sbi)
+void fscrypt_keyring_destroy(struct fscrypt_keyring *kr)
 {
-	struct fscrypt_keyring *kr = sbi->keyring;
 
 	if (!kr)
 		return;
@@ -93,7 +120,6 @@ void fscrypt_keyring_destroy(struct f2fs_sb_info *sbi)
 	}
 	pthread_rwlock_destroy(&kr->lock);
 	free(kr);
-	sbi->keyring = NULL;
 }
 
 struct fscrypt_master_key *fscrypt_find_key(struct fscrypt_keyring *kr, int version,
@@ -105,10 +131,9 @@ struct fscrypt_master_key *fscrypt_find_key(struct fscrypt_keyring *kr, int vers
 	return NULL;
 }
 
-int fscrypt_add_key(struct f2fs_sb_info *sbi, const uint8_t *key, size_t len,
+int fscrypt_add_key(struct fscrypt_keyring *kr, const uint8_t *key, size_t len,
 		    const uint8_t *desc, uint8_t id[FSCRYPT_KEY_IDENTIFIER_SIZE])
 {
-	struct fscrypt_keyring *kr = sbi->keyring;
 	struct fscrypt_master_key *mk;
 	int version = desc ? 1 : 2;
 	int ret;
@@ -151,9 +176,8 @@ int fscrypt_add_key(struct f2fs_sb_info *sbi, const uint8_t *key, size_t len,
 	return 0;
 }
 
-int fscrypt_remove_key(struct f2fs_sb_info *sbi, const uint8_t *spec, size_t spec_len)
+int fscrypt_remove_key(struct fscrypt_keyring *kr, const uint8_t *spec, size_t spec_len)
 {
-	struct fscrypt_keyring *kr = sbi->keyring;
 	int version = spec_len == FSCRYPT_KEY_DESCRIPTOR_SIZE ? 1 : 2;
 	struct fscrypt_master_key **pp, *mk = NULL;
 
@@ -182,9 +206,8 @@ int fscrypt_remove_key(struct f2fs_sb_info *sbi, const uint8_t *spec, size_t spe
 	return mk ? 0 : -ENOKEY;
 }
 
-bool fscrypt_has_key(struct f2fs_sb_info *sbi, const uint8_t *spec, size_t spec_len)
+bool fscrypt_has_key(struct fscrypt_keyring *kr, const uint8_t *spec, size_t spec_len)
 {
-	struct fscrypt_keyring *kr = sbi->keyring;
 	int version = spec_len == FSCRYPT_KEY_DESCRIPTOR_SIZE ? 1 : 2;
 	bool found;
 
@@ -218,7 +241,7 @@ static int parse_hex(const char *s, size_t n, uint8_t *out, size_t max)
 }
 
 /* One line of a key file: "HEX" (v2) or "DESCRIPTOR:HEX" (v1). */
-static int add_key_line(struct f2fs_sb_info *sbi, const char *path, unsigned int lineno,
+static int add_key_line(struct fscrypt_keyring *kr, const char *path, unsigned int lineno,
 			char *line)
 {
 	uint8_t *key = fscrypt_secret_alloc(FSCRYPT_MAX_KEY_SIZE);
@@ -231,22 +254,22 @@ static int add_key_line(struct f2fs_sb_info *sbi, const char *path, unsigned int
 		return -ENOMEM;
 	if (colon && parse_hex(line, colon - line, desc, sizeof(desc)) !=
 		     FSCRYPT_KEY_DESCRIPTOR_SIZE) {
-		f2fs_msg(sbi, "%s:%u: a v1 key needs a 16-hex-digit descriptor before ':'",
+		fscrypt_msg(kr, "%s:%u: a v1 key needs a 16-hex-digit descriptor before ':'",
 			 path, lineno);
 		goto out;
 	}
 	n = parse_hex(hex, strlen(hex), key, FSCRYPT_MAX_KEY_SIZE);
 	if (n < FSCRYPT_MIN_KEY_SIZE) {
-		f2fs_msg(sbi, "%s:%u: a key is 32 to 128 hex digits", path, lineno);
+		fscrypt_msg(kr, "%s:%u: a key is 32 to 128 hex digits", path, lineno);
 		goto out;
 	}
-	ret = fscrypt_add_key(sbi, key, n, colon ? desc : NULL, NULL);
+	ret = fscrypt_add_key(kr, key, n, colon ? desc : NULL, NULL);
 out:
 	fscrypt_secret_free(key, FSCRYPT_MAX_KEY_SIZE);
 	return ret;
 }
 
-int fscrypt_load_keyfile(struct f2fs_sb_info *sbi, const char *path)
+int fscrypt_load_keyfile(struct fscrypt_keyring *kr, const char *path)
 {
 	char *line = fscrypt_secret_alloc(512);
 	unsigned int lineno = 0;
@@ -259,12 +282,12 @@ int fscrypt_load_keyfile(struct f2fs_sb_info *sbi, const char *path)
 	fp = fopen(path, "re");
 	if (!fp) {
 		ret = -errno;
-		f2fs_error(sbi, -ret, "keyfile %s: %s", path, strerror(-ret));
+		fscrypt_err(kr, -ret, "keyfile %s: %s", path, strerror(-ret));
 		goto out;
 	}
 	/* the key must not be readable by others (as ssh treats private keys) */
 	if (fstat(fileno(fp), &st) || (st.st_mode & S_IROTH)) {
-		ret = f2fs_error(sbi, EPERM, "keyfile %s is readable by others: chmod o-r it",
+		ret = fscrypt_err(kr, EPERM, "keyfile %s is readable by others: chmod o-r it",
 				 path);
 		goto close;
 	}
@@ -280,10 +303,10 @@ int fscrypt_load_keyfile(struct f2fs_sb_info *sbi, const char *path)
 			*--e = 0;
 		if (!*s || *s == '#')
 			continue;
-		ret = add_key_line(sbi, path, lineno, s);
+		ret = add_key_line(kr, path, lineno, s);
 		if (ret) {
 			if (ret == -EINVAL)
-				f2fs_error(sbi, EINVAL, "keyfile %s: line %u is not a key", path,
+				fscrypt_err(kr, EINVAL, "keyfile %s: line %u is not a key", path,
 					   lineno);
 			break;
 		}
@@ -295,10 +318,9 @@ out:
 	return ret;
 }
 
-int fscrypt_key_users(struct f2fs_sb_info *sbi, const uint8_t *spec, size_t spec_len,
+int fscrypt_key_users(struct fscrypt_keyring *kr, const uint8_t *spec, size_t spec_len,
 		      uint32_t **inos, size_t *n)
 {
-	struct fscrypt_keyring *kr = sbi->keyring;
 	int version = spec_len == FSCRYPT_KEY_DESCRIPTOR_SIZE ? 1 : 2;
 	struct fscrypt_master_key *mk;
 	size_t cnt = 0, i = 0;

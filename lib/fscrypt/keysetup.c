@@ -57,7 +57,7 @@ static bool per_mode(const struct fscrypt_pol *pol)
 }
 
 /* The cipher of an inode: its own, or (v2 per-mode policies) the master key's, made once. */
-static int setup_cipher(struct f2fs_sb_info *sbi, struct fscrypt_info *ci,
+static int setup_cipher(struct fscrypt_keyring *kr, struct fscrypt_info *ci,
 			struct fscrypt_master_key *mk, int mode)
 {
 	struct fscrypt_cipher **slot = &ci->cipher;
@@ -82,7 +82,7 @@ static int setup_cipher(struct f2fs_sb_info *sbi, struct fscrypt_info *ci,
 	if (!key)
 		return -ENOMEM;
 	ret = fscrypt_derive_enc_key(&ci->pol, mk->secret, mk->len, ci->nonce, mode,
-				     sbi->raw_super.uuid, key);
+				     kr->uuid, key);
 	if (!ret)
 		ret = fscrypt_cipher_new(slot, mode, key, fscrypt_mode_key_size(mode));
 	fscrypt_secret_free(key, FSCRYPT_MAX_KEY_SIZE);
@@ -118,10 +118,10 @@ static int hash_ino(struct fscrypt_info *ci, struct fscrypt_master_key *mk)
 	return 0;
 }
 
-static int setup_keys(struct f2fs_sb_info *sbi, struct fscrypt_info *ci,
+static int setup_keys(struct fscrypt_keyring *kr, struct fscrypt_info *ci,
 		      struct fscrypt_master_key *mk, int mode, bool casefolded_dir)
 {
-	int ret = setup_cipher(sbi, ci, mk, mode);
+	int ret = setup_cipher(kr, ci, mk, mode);
 
 	if (!ret && ci->pol.version == FSCRYPT_CONTEXT_V2 &&
 	    (ci->pol.flags & FSCRYPT_POLICY_FLAG_IV_INO_LBLK_32))
@@ -136,20 +136,19 @@ static int setup_keys(struct f2fs_sb_info *sbi, struct fscrypt_info *ci,
 	return ret;
 }
 
-bool fscrypt_info_live(const struct f2fs_inode_info *fi)
+bool fscrypt_info_live(const struct fscrypt_inode *fi)
 {
 	return fi->ci && !fi->ci->dead;
 }
 
-int fscrypt_prepare(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+int fscrypt_prepare(struct fscrypt_keyring *kr, struct fscrypt_inode *fi)
 {
-	struct fscrypt_keyring *kr = sbi->keyring;
 	struct fscrypt_master_key *mk;
 	struct fscrypt_info *ci;
 	bool live;
 	int ret;
 
-	if (!f2fs_is_encrypted(fi))
+	if (!fscrypt_is_encrypted(kr, fi))
 		return 0;
 	pthread_rwlock_rdlock(&kr->lock);
 	live = fscrypt_info_live(fi);
@@ -159,19 +158,19 @@ int fscrypt_prepare(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 	ci = calloc(1, sizeof(*ci));
 	if (!ci)
 		return -ENOMEM;
-	ci->ino = fi->ino;
+	ci->ino = fscrypt_ino(kr, fi);
 	ci->kr = kr;
-	ret = fscrypt_get_policy(sbi, fi, &ci->pol, ci->nonce);
+	ret = fscrypt_get_policy(kr, fi, &ci->pol, ci->nonce);
 	if (ret) {
 		free(ci);
 		if (ret == -ENODATA || ret == -EINVAL)
-			return f2fs_error(sbi, EFSCORRUPTED, "encrypted inode %u: %s encryption "
-					  "context", fi->ino, ret == -ENODATA ? "no" :
+			return fscrypt_err(kr, EFSCORRUPTED, "encrypted inode %u: %s encryption "
+					  "context", fscrypt_ino(kr, fi), ret == -ENODATA ? "no" :
 					  "invalid");
 		return ret;
 	}
 	ci->du_bits = ci->pol.log2_data_unit_size ? ci->pol.log2_data_unit_size :
-		      F2FS_BLKSIZE_BITS;
+		      kr->blkbits;
 	pthread_rwlock_wrlock(&kr->lock);
 	if (fscrypt_info_live(fi)) {
 		ret = 0;	/* another thread was first */
@@ -182,8 +181,8 @@ int fscrypt_prepare(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 		ret = -ENOKEY;
 		goto free;
 	}
-	ret = setup_keys(sbi, ci, mk, mode_of(ci, fi->mode),
-			 S_ISDIR(fi->mode) && f2fs_dir_casefolded(sbi, fi));
+	ret = setup_keys(kr, ci, mk, mode_of(ci, fscrypt_mode(kr, fi)),
+			 S_ISDIR(fscrypt_mode(kr, fi)) && kr->ops->casefolded(kr->fs, fi));
 	if (ret)
 		goto free;
 	ci->mk = mk;
@@ -200,7 +199,7 @@ free:
 }
 
 /* Inode leaves the cache: its info goes from its key's list and is freed. */
-void fscrypt_put_info(struct f2fs_inode_info *fi)
+void fscrypt_put_info(struct fscrypt_inode *fi)
 {
 	struct fscrypt_info *ci = fi->ci, **pp;
 	struct fscrypt_keyring *kr;

@@ -2,7 +2,8 @@
 /*
  * fscrypt policies (the kernel's fs/crypto/policy.c): the encryption context
  * xattr's format, reading an inode's policy, a new inode inheriting its
- * parent's, and the rule for links into an encrypted directory.
+ * parent's, setting a policy on an empty directory, and the rule for
+ * links into an encrypted directory.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -40,7 +41,7 @@ bool fscrypt_policy_valid(const struct fscrypt_pol *p)
 	if ((p->flags & FSCRYPT_POLICY_FLAG_DIRECT_KEY) && fscrypt_mode_iv_size(c) < 32)
 		return false;
 	return !p->log2_data_unit_size ||
-	       (p->log2_data_unit_size >= 9 && p->log2_data_unit_size <= F2FS_BLKSIZE_BITS);
+	       (p->log2_data_unit_size >= 9 && p->log2_data_unit_size <= FSCRYPT_MAX_LOG2_DATA_UNIT);
 }
 
 int fscrypt_parse_context(const uint8_t *ctx, size_t len, struct fscrypt_pol *p,
@@ -90,25 +91,12 @@ size_t fscrypt_build_context(const struct fscrypt_pol *p,
 	return FSCRYPT_CONTEXT_V2_SIZE;
 }
 
-bool fscrypt_file_data(const struct f2fs_inode_info *fi)
-{
-	return f2fs_is_encrypted(fi) && S_ISREG(fi->mode);
-}
-
-int fscrypt_get_policy(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+int fscrypt_get_policy(struct fscrypt_keyring *kr, struct fscrypt_inode *fi,
 		       struct fscrypt_pol *pol, uint8_t nonce[FSCRYPT_FILE_NONCE_SIZE])
 {
 	uint8_t ctx[FSCRYPT_CONTEXT_V2_SIZE + 1];
-	uint8_t *area;
-	size_t alen;
-	ssize_t n;
-	int ret = f2fs_read_xattr_area(sbi, fi, &area, &alen);
+	ssize_t n = kr->ops->get_context(kr->fs, fi, ctx, sizeof(ctx));
 
-	if (ret)
-		return ret;
-	n = f2fs_xattr_get_indexed(area, alen, F2FS_XATTR_INDEX_ENCRYPTION,
-				 F2FS_XATTR_NAME_ENCRYPTION_CONTEXT, ctx, sizeof(ctx));
-	free(area);
 	if (n == -ENODATA || n == -ERANGE)
 		return -ENODATA;
 	if (n < 0)
@@ -116,25 +104,20 @@ int fscrypt_get_policy(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	return fscrypt_parse_context(ctx, n, pol, nonce);
 }
 
-int fscrypt_inherit_context(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
-			    struct f2fs_inode_info *fi)
+int fscrypt_inherit_context(struct fscrypt_keyring *kr, struct fscrypt_inode *dir,
+			    struct fscrypt_inode *fi)
 {
 	struct fscrypt_pol pol;
 	uint8_t nonce[FSCRYPT_FILE_NONCE_SIZE], ctx[FSCRYPT_CONTEXT_V2_SIZE];
 	size_t n;
-	int ret = fscrypt_get_policy(sbi, dir, &pol, nonce);
+	int ret = fscrypt_get_policy(kr, dir, &pol, nonce);
 
 	if (ret)
 		return ret == -ENODATA || ret == -EINVAL ? -EFSCORRUPTED : ret;
 	if (getrandom(nonce, sizeof(nonce), 0) != sizeof(nonce))
 		return -EIO;
 	n = fscrypt_build_context(&pol, nonce, ctx);
-	ret = f2fs_set_crypt_context(sbi, fi, ctx, n);
-	if (ret)
-		return ret;
-	fi->i_advise |= FADVISE_ENCRYPT_BIT;
-	f2fs_mark_inode_dirty(sbi, fi);
-	return 0;
+	return kr->ops->set_context(kr->fs, fi, ctx, n, true);
 }
 
 static bool same_policy(const struct fscrypt_pol *a, const struct fscrypt_pol *b)
@@ -145,24 +128,54 @@ static bool same_policy(const struct fscrypt_pol *a, const struct fscrypt_pol *b
 	       !memcmp(a->key_spec, b->key_spec, fscrypt_spec_size(a->version));
 }
 
-int fscrypt_may_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
-		     struct f2fs_inode_info *fi)
+int fscrypt_may_link(struct fscrypt_keyring *kr, struct fscrypt_inode *dir,
+		     struct fscrypt_inode *fi)
 {
 	struct fscrypt_pol pd, pf;
 	uint8_t nonce[FSCRYPT_FILE_NONCE_SIZE];
 	int ret;
 
-	if (!f2fs_is_encrypted(dir))
+	if (!fscrypt_is_encrypted(kr, dir))
 		return 0;
-	ret = fscrypt_prepare(sbi, dir);
+	ret = fscrypt_prepare(kr, dir);
 	if (ret)
 		return ret;
-	if (!f2fs_is_encrypted(fi))
+	if (!fscrypt_is_encrypted(kr, fi))
 		return -EXDEV;
-	ret = fscrypt_get_policy(sbi, dir, &pd, nonce);
+	ret = fscrypt_get_policy(kr, dir, &pd, nonce);
 	if (!ret)
-		ret = fscrypt_get_policy(sbi, fi, &pf, nonce);
+		ret = fscrypt_get_policy(kr, fi, &pf, nonce);
 	if (ret)
 		return ret == -ENODATA || ret == -EINVAL ? -EFSCORRUPTED : ret;
 	return same_policy(&pd, &pf) ? 0 : -EXDEV;
+}
+
+int fscrypt_set_policy(struct fscrypt_keyring *kr, struct fscrypt_inode *dir,
+		       const struct fscrypt_pol *pol)
+{
+	uint8_t nonce[FSCRYPT_FILE_NONCE_SIZE], ctx[FSCRYPT_CONTEXT_V2_SIZE];
+	struct fscrypt_pol cur;
+	int ret;
+
+	if (!S_ISDIR(fscrypt_mode(kr, dir)))
+		return -ENOTDIR;
+	if (fscrypt_is_encrypted(kr, dir)) {
+		ret = fscrypt_get_policy(kr, dir, &cur, nonce);
+		if (ret)
+			return ret == -EINVAL || ret == -ENODATA ? -EFSCORRUPTED : ret;
+		return same_policy(&cur, pol) ? 0 : -EEXIST;
+	}
+	/* with v1 there is no key to derive a casefolded directory's hash key from */
+	if (pol->version == FSCRYPT_CONTEXT_V1 && kr->ops->casefolded(kr->fs, dir))
+		return -EINVAL;
+	if (pol->version == FSCRYPT_CONTEXT_V2 &&
+	    !fscrypt_has_key(kr, pol->key_spec, fscrypt_spec_size(pol->version)))
+		return -ENOKEY;
+	ret = kr->ops->empty_dir(kr->fs, dir);
+	if (ret <= 0)
+		return ret ? ret : -ENOTEMPTY;
+	if (getrandom(nonce, sizeof(nonce), 0) != sizeof(nonce))
+		return -EIO;
+	return kr->ops->set_context(kr->fs, dir, ctx, fscrypt_build_context(pol, nonce, ctx),
+				    false);
 }

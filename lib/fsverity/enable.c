@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Building the Merkle tree (the kernel's fs/verity/enable.c): data blocks
- * hashed level by level, each finished tree block handed to the caller,
- * the root hash at the end.
+ * FS_IOC_ENABLE_VERITY (the kernel's fs/verity/enable.c): the Merkle tree
+ * built over the data, level by level, each finished tree block handed on
+ * (to the file system's write_merkle_tree_block), the root hash at the
+ * end, then the descriptor; the file system's begin/end_enable_verity make
+ * room for them and keep them.
  */
 #include <errno.h>
 #include <linux/fsverity.h>
@@ -10,7 +12,7 @@
 #include <string.h>
 #include <stdlib.h>
 
-#include "fsverity.h"
+#include "fsverity_private.h"
 
 /* Pending tree blocks, one per level, filled with the hashes of the level below. */
 struct tree_builder {
@@ -97,5 +99,74 @@ int verity_build_tree(const struct verity_params *p, verity_read_t read, verity_
 	for (unsigned int i = 0; i < p->num_levels; i++)
 		free(t.level[i]);
 	free(block);
+	return ret;
+}
+
+/// FS_IOC_ENABLE_VERITY ///
+
+struct enable_ctx {
+	const struct fsverity_sb *vsb;
+	struct fsverity_inode *inode;
+	unsigned int log_bs;
+};
+
+static ssize_t enable_read(void *arg, void *buf, size_t len, uint64_t off)
+{
+	struct enable_ctx *c = arg;
+
+	return c->vsb->ops->read_data(c->vsb->fs, c->inode, buf, len, off);
+}
+
+static int enable_emit(void *arg, const void *block, uint64_t index)
+{
+	struct enable_ctx *c = arg;
+
+	return c->vsb->ops->write_merkle_tree_block(c->vsb->fs, c->inode, block,
+						    index << c->log_bs, c->log_bs);
+}
+
+/* The descriptor with its signature appended, as it is stored. */
+static uint8_t *build_descriptor(const struct verity_params *p, const uint8_t *root,
+				 const struct uf2fs_verity_arg *arg)
+{
+	uint8_t *desc = calloc(1, VERITY_DESC_SIZE + arg->sig_size);
+
+	if (!desc)
+		return NULL;
+	verity_make_descriptor(p, root, desc);
+	verity_put_le32(desc + DESC_SIG_SIZE, arg->sig_size);
+	if (arg->sig_size)
+		memcpy(desc + VERITY_DESC_SIZE, arg->sig, arg->sig_size);
+	return desc;
+}
+
+int fsverity_enable(const struct fsverity_sb *vsb, struct fsverity_inode *inode,
+		    const struct uf2fs_verity_arg *arg)
+{
+	const struct fsverity_operations *ops = vsb->ops;
+	size_t desc_size = VERITY_DESC_SIZE + arg->sig_size;
+	struct enable_ctx c = { .vsb = vsb, .inode = inode };
+	uint8_t root[VERITY_MAX_DIGEST], *desc = NULL;
+	struct verity_params p;
+	uint64_t tree_size;
+	int ret = verity_params_init(&p, arg->hash_algorithm, verity_ilog2_u32(arg->block_size),
+				     arg->salt, arg->salt_size, ops->size(inode));
+
+	if (ret)
+		return ret;
+	c.log_bs = p.log_bs;
+	tree_size = p.tree_blocks << p.log_bs;
+	ret = ops->begin_enable_verity(vsb->fs, inode, p.log_bs, tree_size, desc_size);
+	if (!ret)
+		ret = verity_build_tree(&p, enable_read, enable_emit, &c, root);
+	if (!ret) {
+		desc = build_descriptor(&p, root, arg);
+		ret = desc ? ops->end_enable_verity(vsb->fs, inode, desc, desc_size, tree_size) :
+		      -ENOMEM;
+		free(desc);
+	}
+	/* as the kernel's rollback: the file system drops what it wrote */
+	if (ret)
+		ops->end_enable_verity(vsb->fs, inode, NULL, 0, tree_size);
 	return ret;
 }

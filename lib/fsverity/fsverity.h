@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fs-verity (lib/verity.c): the Merkle tree and file digest as fs/verity
- * computes them, and where Linux f2fs keeps them (fs/f2fs/verity.c): the
- * tree from the first 64 KiB boundary at or past EOF, the descriptor right
- * after it, its location in the xattr (F2FS_XATTR_INDEX_VERITY, "v"), and
- * FADVISE_VERITY_BIT in i_advise. Private to lib/ and the unit tests.
+ * fsverity.h — the fs-verity module (the kernel's fs/verity), as a file
+ * system sees it: the Merkle tree and file digest as fs/verity computes
+ * them, the per-inode verity info, verified reads, enabling and measuring.
+ * It knows nothing of f2fs: where the tree and descriptor live is the file
+ * system's business, behind struct fsverity_operations (lib/verity.c for
+ * f2fs: the tree from the first 64 KiB boundary at or past EOF, the
+ * descriptor right after it, its location in the "v" xattr). Private to
+ * lib/ and the unit tests.
  */
 #ifndef UF2FS_VERITY_H
 #define UF2FS_VERITY_H
@@ -22,16 +25,6 @@
 #define VERITY_MAX_SIG		16128	/* FS_VERITY_MAX_SIGNATURE_SIZE */
 #define VERITY_DESC_SIZE	256	/* struct fsverity_descriptor without signature */
 #define VERITY_MAX_LOG_BS	12	/* PAGE_SHIFT, and not above the 4 KiB f2fs block */
-#define VERITY_METADATA_ALIGN	65536	/* f2fs_verity_metadata_pos() */
-#define F2FS_VERITY_XATTR_NAME	"v"	/* F2FS_XATTR_NAME_VERITY */
-#define F2FS_VERITY_XATTR_VER	1	/* F2FS_VERIFY_VER */
-
-/* fs/f2fs/verity.c's struct fsverity_descriptor_location, little-endian. */
-struct f2fs_verity_dloc {
-	uint32_t version;
-	uint32_t size;
-	uint64_t pos;
-} __attribute__((packed));
 
 /* The shape of one file's tree: fs/verity's merkle_tree_params. */
 struct verity_params {
@@ -112,23 +105,75 @@ static inline uint64_t verity_get_le64(const uint8_t *d)
 	return verity_get_le32(d) | (uint64_t)verity_get_le32(d + 4) << 32;
 }
 
-/* Byte offset of the metadata: the first 64 KiB boundary at or past i_size. */
-static inline uint64_t verity_metadata_pos(uint64_t i_size)
-{
-	return (i_size + VERITY_METADATA_ALIGN - 1) & ~(uint64_t)(VERITY_METADATA_ALIGN - 1);
-}
+/// The module's interface to a file system ///
 
-struct f2fs_sb_info;
-struct f2fs_inode_info;
-/* The inode's verity state, loaded once; caller holds i_rwsem (any mode). */
-void f2fs_verity_free(struct f2fs_inode_info *fi);
-/* As fsverity_file_open: load the descriptor, so a bad one fails the open. */
-int f2fs_verity_open(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
-/* Verified read of a verity file: -EIO for any block that fails its tree. */
-ssize_t f2fs_verity_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, void *buf,
-			 size_t len, uint64_t off);
-/* The same for the zero-copy path: emit sees only checked bytes. */
-ssize_t f2fs_verity_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, size_t len,
-			     uint64_t off, uf2fs_emit_t emit, void *arg);
+struct fsverity_info;
+struct iovec;
+
+/* The part of a file system's inode fs-verity owns (the kernel's i_verity_info). */
+struct fsverity_inode {
+	struct fsverity_info *vi;	/* loaded on first use, then kept */
+};
+
+/*
+ * What fs-verity asks of the file system (the kernel's struct
+ * fsverity_operations, and the i_ino/i_size it reads). fs is the pointer
+ * in struct fsverity_sb. Enabling runs under the file system's exclusive
+ * lock of the inode.
+ */
+struct fsverity_operations {
+	uint32_t (*ino)(const struct fsverity_inode *inode);
+	uint64_t (*size)(const struct fsverity_inode *inode);
+	/* The descriptor and signature: their size for buf NULL, else size bytes. */
+	int (*get_verity_descriptor)(void *fs, struct fsverity_inode *inode, void *buf,
+				     size_t size);
+	/* len bytes of the tree from byte pos (a Merkle block, or a read_metadata range). */
+	int (*read_merkle_tree)(void *fs, struct fsverity_inode *inode, void *buf, size_t len,
+				uint64_t pos);
+	/* Exactly len bytes of file data at off (building the tree). */
+	ssize_t (*read_data)(void *fs, struct fsverity_inode *inode, void *buf, size_t len,
+			     uint64_t off);
+	/* Make room for a tree of tree_size bytes and a descriptor of desc_size. */
+	int (*begin_enable_verity)(void *fs, struct fsverity_inode *inode, unsigned int log_bs,
+				   uint64_t tree_size, size_t desc_size);
+	/* One Merkle block of 1 << log_bs bytes at byte pos of the tree. */
+	int (*write_merkle_tree_block)(void *fs, struct fsverity_inode *inode, const void *buf,
+				       uint64_t pos, unsigned int log_bs);
+	/* Store the descriptor and mark the inode verity; desc NULL: undo a failed enable. */
+	int (*end_enable_verity)(void *fs, struct fsverity_inode *inode, const void *desc,
+				 size_t desc_size, uint64_t tree_size);
+	/* Record a corruption and return -err. */
+	int (*error)(void *fs, int err, const char *msg);
+};
+
+/* Per mount: the kernel's sb->s_vop. */
+struct fsverity_sb {
+	const struct fsverity_operations *ops;
+	void *fs;
+};
+
+/* The info of a verity inode, loaded once (as fsverity_file_open; a bad descriptor fails). */
+int fsverity_get_info(const struct fsverity_sb *vsb, struct fsverity_inode *inode,
+		      struct fsverity_info **out);
+void fsverity_free_info(struct fsverity_inode *inode);
+/* The Merkle block size of a loaded info. */
+unsigned int fsverity_block_size(const struct fsverity_info *vi);
+/*
+ * Check file data against the tree: iov holds the file from byte start (a
+ * Merkle block boundary) on, whole blocks but the last at EOF. -EIO for a
+ * block that fails.
+ */
+int fsverity_verify_iov(const struct fsverity_sb *vsb, struct fsverity_inode *inode,
+			struct fsverity_info *vi, uint64_t start, const struct iovec *iov,
+			int cnt);
+/* FS_IOC_ENABLE_VERITY after the caller's checks (fs/verity/enable.c). */
+int fsverity_enable(const struct fsverity_sb *vsb, struct fsverity_inode *inode,
+		    const struct uf2fs_verity_arg *arg);
+/* FS_IOC_MEASURE_VERITY: the file digest. */
+int fsverity_measure(const struct fsverity_sb *vsb, struct fsverity_inode *inode,
+		     uint16_t *alg, uint8_t *digest, uint16_t *size);
+/* FS_IOC_READ_VERITY_METADATA: bytes copied, 0 past the end. */
+ssize_t fsverity_read_metadata(const struct fsverity_sb *vsb, struct fsverity_inode *inode,
+			       uint64_t type, uint64_t off, void *buf, size_t len);
 
 #endif /* UF2FS_VERITY_H */

@@ -7,9 +7,12 @@
 #include <errno.h>
 #include <linux/fsverity.h>
 #include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "fsverity.h"
+#include "fsverity_private.h"
 
 int verity_params_init(struct verity_params *p, unsigned int alg, unsigned int log_bs,
 		       const void *salt, unsigned int salt_size, uint64_t data_size)
@@ -97,4 +100,141 @@ int verity_parse_descriptor(struct verity_params *p, const void *desc, size_t de
 	if (!ret)
 		memcpy(root, d + DESC_ROOT, p->digest_size);
 	return ret;
+}
+
+/// The per-inode info (fsverity_get_info, fsverity_file_open) ///
+
+int fsverity_err(const struct fsverity_sb *vsb, int err, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return vsb->ops->error(vsb->fs, err, msg);
+}
+
+static void free_info(struct fsverity_info *vi)
+{
+	EVP_MD_CTX_free(vi->ctx);
+	EVP_MD_CTX_free(vi->salted);
+	free(vi->slots);
+	free(vi->scratch);
+	free(vi);
+}
+
+void fsverity_free_info(struct fsverity_inode *inode)
+{
+	struct fsverity_info *vi = inode->vi;
+
+	if (!vi)
+		return;
+	inode->vi = NULL;
+	pthread_mutex_destroy(&vi->lock);
+	free_info(vi);
+}
+
+unsigned int fsverity_block_size(const struct fsverity_info *vi)
+{
+	return vi->p.bs;
+}
+
+int fsverity_read_stored_descriptor(const struct fsverity_sb *vsb, struct fsverity_inode *inode,
+				    uint8_t **descp, size_t *sizep)
+{
+	int size = vsb->ops->get_verity_descriptor(vsb->fs, inode, NULL, 0);
+	uint8_t *desc;
+	int ret;
+
+	if (size < 0)
+		return size;
+	desc = malloc(size ? size : 1);
+	if (!desc)
+		return -ENOMEM;
+	ret = vsb->ops->get_verity_descriptor(vsb->fs, inode, desc, size);
+	if (ret) {
+		free(desc);
+		return ret;
+	}
+	*descp = desc;
+	*sizep = (size_t)size;
+	return 0;
+}
+
+/* The descriptor as the file system stores it, checked, and the file digest. */
+static int read_descriptor(const struct fsverity_sb *vsb, struct fsverity_inode *inode,
+			   struct fsverity_info *vi)
+{
+	const struct fsverity_operations *ops = vsb->ops;
+	uint8_t *desc;
+	size_t size;
+	int ret = fsverity_read_stored_descriptor(vsb, inode, &desc, &size);
+
+	if (ret)
+		return ret;
+	ret = verity_parse_descriptor(&vi->p, desc, size, ops->size(inode), vi->root);
+	if (ret)
+		fsverity_err(vsb, -ret, "inode %u: invalid verity descriptor", ops->ino(inode));
+	if (!ret) {
+		/* the file digest covers the descriptor with no signature */
+		verity_put_le32(desc + DESC_SIG_SIZE, 0);
+		ret = verity_hash(&vi->p, desc, VERITY_DESC_SIZE, vi->digest);
+	}
+	free(desc);
+	return ret;
+}
+
+static int create_info(const struct fsverity_sb *vsb, struct fsverity_inode *inode,
+		       struct fsverity_info **out)
+{
+	struct fsverity_info *vi = calloc(1, sizeof(*vi));
+	int ret;
+
+	if (!vi)
+		return -ENOMEM;
+	ret = read_descriptor(vsb, inode, vi);
+	if (!ret) {
+		vi->slots = malloc((size_t)VERITY_CACHE_SLOTS * vi->p.bs);
+		vi->scratch = malloc((size_t)VERITY_MAX_LEVELS * vi->p.bs);
+		vi->ctx = EVP_MD_CTX_new();
+		vi->salted = EVP_MD_CTX_new();
+		if (!vi->slots || !vi->scratch || !vi->ctx || !vi->salted)
+			ret = -ENOMEM;
+	}
+	if (!ret && (!EVP_DigestInit_ex(vi->salted, vi->p.md, NULL) ||
+		     (vi->p.padded_salt_size &&
+		      !EVP_DigestUpdate(vi->salted, vi->p.padded_salt, vi->p.padded_salt_size))))
+		ret = -EIO;
+	if (ret) {
+		free_info(vi);
+		return ret;
+	}
+	pthread_mutex_init(&vi->lock, NULL);
+	*out = vi;
+	return 0;
+}
+
+int fsverity_get_info(const struct fsverity_sb *vsb, struct fsverity_inode *inode,
+		      struct fsverity_info **out)
+{
+	struct fsverity_info *vi = __atomic_load_n(&inode->vi, __ATOMIC_ACQUIRE), *none = NULL;
+	int ret;
+
+	if (vi) {
+		*out = vi;
+		return 0;
+	}
+	ret = create_info(vsb, inode, &vi);
+	if (ret)
+		return ret;
+	/* as fsverity_set_info: the first loader publishes, a racing one frees its copy */
+	if (!__atomic_compare_exchange_n(&inode->vi, &none, vi, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		pthread_mutex_destroy(&vi->lock);
+		free_info(vi);
+		vi = none;
+	}
+	*out = vi;
+	return 0;
 }
