@@ -1151,18 +1151,6 @@ out:
 
 /// Durability and balance ///
 
-int f2fs_checkpoint_now(struct f2fs_sb_info *sbi, bool umount)
-{
-	int ret;
-
-	if (sbi->opts.read_only)
-		return 0;
-	pthread_rwlock_wrlock(&sbi->cp_rwsem);
-	ret = f2fs_write_checkpoint(sbi, umount);
-	pthread_rwlock_unlock(&sbi->cp_rwsem);
-	return ret;
-}
-
 int uf2fs_sync(struct uf2fs *fs)
 {
 	return f2fs_checkpoint_now(SBI(fs), false);

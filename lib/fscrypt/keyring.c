@@ -122,6 +122,12 @@ void fscrypt_keyring_destroy(struct fscrypt_keyring *kr)
 	free(kr);
 }
 
+/* Bytes of a key specifier: a v1 descriptor or a v2 identifier. */
+size_t fscrypt_spec_size(int version)
+{
+	return version == 1 ? FSCRYPT_KEY_DESCRIPTOR_SIZE : FSCRYPT_KEY_IDENTIFIER_SIZE;
+}
+
 struct fscrypt_master_key *fscrypt_find_key(struct fscrypt_keyring *kr, int version,
 					   const uint8_t *spec)
 {

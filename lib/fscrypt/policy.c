@@ -14,11 +14,6 @@
 
 #include "fscrypt_private.h"
 
-size_t fscrypt_spec_size(int version)
-{
-	return version == 1 ? FSCRYPT_KEY_DESCRIPTOR_SIZE : FSCRYPT_KEY_IDENTIFIER_SIZE;
-}
-
 bool fscrypt_policy_valid(const struct fscrypt_pol *p)
 {
 	uint8_t c = p->contents_mode, f = p->filenames_mode;
