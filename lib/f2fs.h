@@ -623,6 +623,8 @@ struct f2fs_inode_info {
 	uint32_t mode, uid, gid, nlink, generation, flags;
 	uint64_t size, blocks;
 	struct timespec atime, mtime, ctime, crtime;
+	/* an explicit ctime is raised to it: a change its sender's cache missed (file.c) */
+	struct timespec ctime_floor;
 	uint8_t i_advise, i_inline, i_dir_level;
 	uint32_t current_depth;
 	nid_t xattr_nid;

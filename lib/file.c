@@ -741,6 +741,19 @@ static int truncate_to(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uin
 	return ret;
 }
 
+static bool timespec_before(struct timespec a, struct timespec b)
+{
+	return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
+
+/*
+ * An explicit ctime is a cached copy (FUSE's writeback cache writes its
+ * times back): it never undoes the ctime of a change made here that the
+ * copy missed (chattr), so it is raised to that one; other explicit ctimes
+ * are kept as sent (its writes' times, not when their data reached us).
+ * The floor lives in the inode, which the lookup count keeps cached while
+ * the kernel holds it.
+ */
 static void apply_times(struct f2fs_inode_info *fi, const struct uf2fs_attr *a,
 			unsigned int valid)
 {
@@ -756,7 +769,7 @@ static void apply_times(struct f2fs_inode_info *fi, const struct uf2fs_attr *a,
 	else if (valid & UF2FS_SET_MTIME)
 		fi->mtime = a->mtime;
 	if (valid & UF2FS_SET_CTIME)
-		fi->ctime = a->ctime;
+		fi->ctime = timespec_before(a->ctime, fi->ctime_floor) ? fi->ctime_floor : a->ctime;
 	else
 		fi->ctime = now;
 }
@@ -880,6 +893,8 @@ int uf2fs_set_flags(struct uf2fs *fs, uint32_t ino, uint32_t flags)
 	if (!ret) {
 		fi->flags = (fi->flags & ~settable) | (flags & settable);
 		f2fs_inode_touch(fi, false, true);
+		/* a cached copy of the attributes (FUSE's) misses this ctime */
+		fi->ctime_floor = fi->ctime;
 		f2fs_mark_inode_dirty(sbi, fi);
 	}
 	pthread_rwlock_unlock(&fi->i_rwsem);

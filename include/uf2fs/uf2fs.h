@@ -248,6 +248,11 @@ int uf2fs_rename(struct uf2fs *fs, uint32_t olddir, const char *oldname, size_t 
 #define UF2FS_SET_MTIME		(1u << 5)
 #define UF2FS_SET_ATIME_NOW	(1u << 7)
 #define UF2FS_SET_MTIME_NOW	(1u << 8)
+/*
+ * An explicit ctime, from a cached copy of the attributes: it is raised to
+ * the ctime of the last uf2fs_set_flags, which that copy did not see, so
+ * ctime never goes back.
+ */
 #define UF2FS_SET_CTIME		(1u << 10)
 /*
  * Drop setuid, and setgid when group-executable, as the VFS does for a write,
