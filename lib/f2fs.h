@@ -647,6 +647,7 @@ struct f2fs_inode_info {
 	struct f2fs_inode_info *dirty_next;
 	uint64_t fresh_blocks;		/* of folios writes made since its last writeback */
 	unsigned int open_count;
+	unsigned int write_opens;	/* of open_count, for writing (i_lock): verity's ETXTBSY */
 	bool orphan;			/* unlinked while open: freed at last release */
 	bool freed;			/* its blocks and nid are gone */
 	uint64_t ns_changed_at;		/* cp_ver + 1 when a name or xattr changed since it */

@@ -448,12 +448,14 @@ int uf2fs_open(struct uf2fs *fs, uint32_t ino, int flags)
 	}
 	pthread_mutex_lock(&fi->i_lock);
 	fi->open_count++;
+	if ((flags & O_ACCMODE) != O_RDONLY)
+		fi->write_opens++;
 	pthread_mutex_unlock(&fi->i_lock);
 	/* the open reference pins the inode until release */
 	return 0;
 }
 
-void uf2fs_release(struct uf2fs *fs, uint32_t ino)
+void uf2fs_release(struct uf2fs *fs, uint32_t ino, int flags)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
 	struct f2fs_inode_info *fi = get_inode(sbi, ino);
@@ -462,6 +464,8 @@ void uf2fs_release(struct uf2fs *fs, uint32_t ino)
 	if (IS_ERR(fi))
 		return;
 	pthread_mutex_lock(&fi->i_lock);
+	if ((flags & O_ACCMODE) != O_RDONLY && fi->write_opens)
+		fi->write_opens--;
 	last = fi->open_count && !--fi->open_count;
 	pthread_mutex_unlock(&fi->i_lock);
 	if (last && fi->atomic) {

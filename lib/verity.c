@@ -4,7 +4,7 @@
  * fsverity_operations lib/fsverity calls back, on disk exactly as Linux
  * keeps it: the Merkle tree from the first 64 KiB boundary at or past EOF,
  * the descriptor right after it, the descriptor's place in the verity
- * xattr (index 7, "v") and FADVISE_VERITY_BIT. Also the uf2fs_ calls
+ * xattr (index 11, "v") and FADVISE_VERITY_BIT. Also the uf2fs_ calls
  * (enable, measure, read metadata) with f2fs's locks and checks, and the
  * verified read paths.
  *
@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 #include "f2fs.h"
 
@@ -449,6 +450,28 @@ ssize_t f2fs_verity_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, v
 
 /// FS_IOC_ENABLE_VERITY, FS_IOC_MEASURE_VERITY, FS_IOC_READ_VERITY_METADATA ///
 
+static bool write_opened(struct f2fs_inode_info *fi)
+{
+	bool ret;
+
+	pthread_mutex_lock(&fi->i_lock);
+	ret = fi->write_opens;
+	pthread_mutex_unlock(&fi->i_lock);
+	return ret;
+}
+
+/*
+ * close(2) of a FUSE file returns before its RELEASE reaches us (the kernel
+ * sends it in the background), so a writer that just closed may still count
+ * here; give such releases a moment before refusing with ETXTBSY. Called
+ * with no lock held.
+ */
+static void wait_write_releases(struct f2fs_inode_info *fi)
+{
+	for (int i = 0; i < 50 && write_opened(fi); i++)
+		usleep(2000);
+}
+
 /* The checks of fsverity_ioctl_enable and f2fs_begin_enable_verity, in their order. */
 static int enable_checks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 {
@@ -460,6 +483,8 @@ static int enable_checks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 		return -EISDIR;
 	if (!S_ISREG(fi->mode))
 		return -EINVAL;
+	if (write_opened(fi))
+		return -ETXTBSY;	/* deny_write_access */
 	if (f2fs_is_verity(fi))
 		return -EEXIST;
 	if (fi->atomic)
@@ -488,6 +513,11 @@ int uf2fs_enable_verity(struct uf2fs *fs, uint32_t ino, const struct uf2fs_verit
 		return -EFAULT;
 	if (sbi->opts.read_only)
 		return -EROFS;
+	fi = ino < F2FS_RESERVED_NODE_NUM ? ERR_PTR(-ENOENT) : f2fs_iget(sbi, ino);
+	if (!IS_ERR(fi)) {	/* as uf2fs_open, with no lock held */
+		wait_write_releases(fi);
+		f2fs_iput(sbi, fi);
+	}
 	ret = f2fs_begin_write(sbi);
 	if (ret)
 		return ret;

@@ -1575,7 +1575,7 @@ static void t_unlink_open(void **state)
 	/* a new file may take the name */
 	rw_create(FS, M, "doomed", S_IFREG | 0644, 0, NULL);
 	rw_write_pat(FS, M, "doomed", 0, 100, 1);
-	uf2fs_release(FS, ino);
+	uf2fs_release(FS, ino, O_RDWR);
 	RW_EXPECT(uf2fs_getattr(FS, ino, &a), -ENOENT);
 	RW_OK(uf2fs_sync(FS));
 	RW_OK(uf2fs_statfs(FS, &s2));
@@ -1589,9 +1589,9 @@ static void t_unlink_open(void **state)
 	RW_OK(uf2fs_open(FS, ino, O_RDONLY));
 	RW_OK(uf2fs_open(FS, ino, O_RDONLY));
 	RW_OK(uf2fs_unlink(FS, root, NAME("twice")));
-	uf2fs_release(FS, ino);
+	uf2fs_release(FS, ino, O_RDONLY);
 	RW_EXPECT(uf2fs_read(FS, ino, got, 5000, 0), 5000);
-	uf2fs_release(FS, ino);
+	uf2fs_release(FS, ino, O_RDONLY);
 	RW_EXPECT(uf2fs_getattr(FS, ino, &a), -ENOENT);
 	/* an open file that is renamed over */
 	rw_create(FS, NULL, "over", S_IFREG | 0644, 0, NULL);
@@ -1602,7 +1602,7 @@ static void t_unlink_open(void **state)
 	RW_OK(uf2fs_rename(FS, root, NAME("newer"), root, NAME("over"), 0));
 	model_rename(M, "newer", "over");
 	RW_EXPECT(uf2fs_read(FS, ino, got, 5000, 0), 5000);
-	uf2fs_release(FS, ino);
+	uf2fs_release(FS, ino, O_RDONLY);
 	free(want);
 	free(got);
 	end();
