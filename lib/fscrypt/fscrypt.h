@@ -129,7 +129,11 @@ int fscrypt_base64url_decode(const char *src, size_t len, uint8_t *dst, size_t d
 size_t fscrypt_fname_encrypted_size(size_t len, unsigned int pad, size_t max_len);
 
 /* /// Keyring (one per mount) /// */
-/* blkbits: the file system's block size, the default data unit. */
+/*
+ * blkbits: the file system's block size, the default data unit; uuid: its
+ * 16-byte UUID, which must stay valid for the keyring's life (it may be
+ * filled in after this call, but before any key is set up).
+ */
 int fscrypt_keyring_init(struct fscrypt_keyring **krp, const struct fscrypt_operations *ops,
 			 void *fs, const uint8_t uuid[16], unsigned int blkbits);
 void fscrypt_keyring_destroy(struct fscrypt_keyring *kr);

@@ -57,7 +57,7 @@ struct fscrypt_keyring {
 	pthread_rwlock_t lock;
 	const struct fscrypt_operations *ops;
 	void *fs;			/* the file system's, for ops */
-	uint8_t uuid[16];		/* IV_INO_LBLK_* keys bind the file system's UUID */
+	const uint8_t *uuid;		/* 16 bytes, the file system's (read after init): IV_INO_LBLK_* keys */
 	unsigned int blkbits;
 	struct fscrypt_master_key *keys;
 	struct fscrypt_info *graveyard;	/* dead infos an inode may still point at */

@@ -27,7 +27,7 @@ int fscrypt_keyring_init(struct fscrypt_keyring **krp, const struct fscrypt_oper
 	pthread_rwlock_init(&kr->lock, NULL);
 	kr->ops = ops;
 	kr->fs = fs;
-	memcpy(kr->uuid, uuid, sizeof(kr->uuid));
+	kr->uuid = uuid;
 	kr->blkbits = blkbits;
 	*krp = kr;
 	return 0;
