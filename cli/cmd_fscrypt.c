@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "crypto_alg.h"
+#include "fscrypt/alg.h"
 
 static void cmd_fscrypt_help(void)
 {

@@ -143,7 +143,7 @@ void fuse_op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->keep_cache = fi->cache_readdir;
 	/* The open was interrupted: no releasedir will follow, so undo it now. */
 	if (fuse_reply_open(req, fi) == -ENOENT)
-		uf2fs_release(u->fs, f2fs_ino);
+		uf2fs_release(u->fs, f2fs_ino, O_RDONLY);
 }
 
 void fuse_op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -162,6 +162,6 @@ void fuse_op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *f
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
 
-	uf2fs_release(u->fs, fuse_ino_to_f2fs(u, ino));
+	uf2fs_release(u->fs, fuse_ino_to_f2fs(u, ino), O_RDONLY);
 	fuse_reply_err(req, 0);
 }

@@ -116,7 +116,7 @@ void fuse_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		if (ret == 0 && kill)
 			ret = fuse_kill_suidgid(req, u, ino);
 		if (ret < 0)
-			uf2fs_release(u->fs, f2fs_ino);
+			uf2fs_release(u->fs, f2fs_ino, fi->flags);
 	}
 	if (ret < 0) {
 		fuse_op_error(req, ret);
@@ -145,7 +145,7 @@ void fuse_op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fi->direct_io = 1;
 	/* The open was interrupted: no release will follow, so undo it now. */
 	if (fuse_reply_open(req, fi) == -ENOENT)
-		uf2fs_release(u->fs, f2fs_ino);
+		uf2fs_release(u->fs, f2fs_ino, fi->flags);
 }
 
 /* The reply goes straight from the library's folios to /dev/fuse (one copy). */
@@ -182,6 +182,6 @@ void fuse_op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
 
-	uf2fs_release(u->fs, fuse_ino_to_f2fs(u, ino));
+	uf2fs_release(u->fs, fuse_ino_to_f2fs(u, ino), fi->flags);
 	fuse_reply_err(req, 0);
 }

@@ -84,7 +84,6 @@ static void fuse_ioctl_set_done(fuse_req_t req, struct fuse_uf2fs *u, fuse_ino_t
 		fuse_op_error(req, ret);
 		return;
 	}
-	fuse_ctime_note(u, fuse_ino_to_f2fs(u, ino));
 	fuse_uf2fs_inval_attr(u, ino);
 	fuse_reply_ioctl(req, 0, NULL, 0);
 	fuse_ioctl_drop_dentry(u, ino);

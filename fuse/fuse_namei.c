@@ -237,5 +237,5 @@ void fuse_op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t 
 	fuse_uf2fs_file_setup(u, fi);
 	/* Interrupted: the kernel forgets the entry and sends no release. */
 	if (fuse_reply_create(req, &e, fi) == -ENOENT)
-		uf2fs_release(u->fs, ino);
+		uf2fs_release(u->fs, ino, fi->flags);
 }

@@ -182,8 +182,6 @@ static inline void fuse_uf2fs_inval_attr(struct fuse_uf2fs *u, fuse_ino_t ino)
 		fuse_lowlevel_notify_inval_inode(u->se, ino, -1, 0);
 }
 
-/* A ctime the kernel did not set itself (chattr): kept from its write-back (fuse_write.c). */
-void fuse_ctime_note(struct fuse_uf2fs *u, uint32_t f2fs_ino);
 /* UF2FS_IOC_FSCRYPT (fuse_fscrypt.c): keys and policies for `uf2fs fscrypt`. */
 void fuse_ioctl_fscrypt(fuse_req_t req, fuse_ino_t ino, const void *in_buf, size_t in_bufsz,
 			size_t out_bufsz);

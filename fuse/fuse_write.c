@@ -129,52 +129,6 @@ static bool fuse_setattr_freed(fuse_req_t req, fuse_ino_t ino, const struct stat
 	return true;
 }
 
-/*
- * An explicit ctime comes only from the kernel's cached copy under
- * writeback_cache (fuse_flush_times, or a SETATTR beside its own changes).
- * That copy misses the changes the kernel does not make itself (chattr), and
- * writing it back would undo them. So those changes note the ctime they set,
- * and an older ctime from the kernel is raised to it: ctime never goes back.
- * The table is small and lossy (a collision forgets a note, as before);
- * other ctimes from the kernel are kept as sent (its writes' times, not the
- * later time their data reached us).
- */
-#define FUSE_CTIME_NOTES	64
-
-static struct {
-	uint32_t ino;
-	struct timespec ctime;
-} fuse_ctime_notes[FUSE_CTIME_NOTES];
-static pthread_mutex_t fuse_ctime_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void fuse_ctime_note(struct fuse_uf2fs *u, uint32_t f2fs_ino)
-{
-	struct uf2fs_attr cur;
-	unsigned int slot = f2fs_ino % FUSE_CTIME_NOTES;
-
-	if (!u->writeback_cache || uf2fs_getattr(u->fs, f2fs_ino, &cur))
-		return;
-	pthread_mutex_lock(&fuse_ctime_lock);
-	fuse_ctime_notes[slot].ino = f2fs_ino;
-	fuse_ctime_notes[slot].ctime = cur.ctime;
-	pthread_mutex_unlock(&fuse_ctime_lock);
-}
-
-static void fuse_ctime_floor(uint32_t f2fs_ino, struct uf2fs_attr *in)
-{
-	unsigned int slot = f2fs_ino % FUSE_CTIME_NOTES;
-	struct timespec t;
-
-	pthread_mutex_lock(&fuse_ctime_lock);
-	t = fuse_ctime_notes[slot].ctime;
-	if (fuse_ctime_notes[slot].ino != f2fs_ino)
-		t.tv_sec = 0, t.tv_nsec = 0;
-	pthread_mutex_unlock(&fuse_ctime_lock);
-	if (t.tv_sec > in->ctime.tv_sec ||
-	    (t.tv_sec == in->ctime.tv_sec && t.tv_nsec > in->ctime.tv_nsec))
-		in->ctime = t;
-}
-
 void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		     struct fuse_file_info *fi)
 {
@@ -191,9 +145,8 @@ void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_s
 	valid = fuse_setattr_valid(to_set, fuse_setattr_wbc_now(to_set, u->writeback_cache) &&
 				   !uf2fs_get_flags(u->fs, f2fs_ino, &flags) &&
 				   (flags & FS_APPEND_FL));
+	/* an older ctime than a chattr's is raised by the library (UF2FS_SET_CTIME) */
 	fuse_setattr_fill(attr, &in);
-	if (valid & UF2FS_SET_CTIME)
-		fuse_ctime_floor(f2fs_ino, &in);
 	/* truncate without CAP_FSETID; and, under V2, every chown (chown_common) */
 	if (((to_set & FUSE_SET_ATTR_KILL_SUID) && !fuse_idmap_fakeroot()) ||
 	    (u->killpriv_v2 && (valid & (UF2FS_SET_UID | UF2FS_SET_GID))))

@@ -9,7 +9,10 @@
  * is hashed and matched as raw bytes, or refused with EINVAL on a strict-mode
  * image. The Unicode work is GNU libunistring's (u8_casefold with NFD);
  * docs/decisions.md says where that can differ from the kernel's tables.
- * This file also owns the casefold rules of chattr +F and of the super block.
+ * This file also owns the casefold rules of chattr +F and of the super block,
+ * and what f2fs_filename holds for a name in an encrypted directory (the
+ * kernel's fs/f2fs/dir.c around fscrypt's name transforms: the on-disk
+ * hash, casefolded matching, no-key lookups, recovery's i_name).
  */
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -187,9 +190,9 @@ int f2fs_setup_filename(struct f2fs_sb_info *sbi, const struct f2fs_inode_info *
 		}
 	}
 	fn->hash = f2fs_dentry_hash(hname, hlen);
-	/* an encrypted directory stores (and hashes) the ciphertext: crypto.c */
+	/* an encrypted directory stores (and hashes) the ciphertext: lib/fscrypt */
 	if (f2fs_is_encrypted(dir) && !is_dot_or_dotdot(name, len))
-		return fscrypt_setup_filename(sbi, (struct f2fs_inode_info *)dir, name, len, fn);
+		return f2fs_crypt_setup_filename(sbi, (struct f2fs_inode_info *)dir, name, len, fn);
 	return 0;
 }
 
@@ -203,7 +206,7 @@ bool f2fs_match_name(const struct f2fs_filename *fn, const uint8_t *de_name, siz
 	int r;
 
 	if (fn->encrypted)
-		return fscrypt_match_name(fn, de_name, de_len);
+		return f2fs_crypt_match_name(fn, de_name, de_len);
 	if (de_len == fn->len && !memcmp(de_name, fn->name, de_len))
 		return true;
 	if (!fn->cf)
@@ -220,7 +223,7 @@ bool f2fs_match_name_check(const struct f2fs_filename *fn, const uint8_t *de_nam
 	uint32_t hash;
 
 	if (fn->encrypted)
-		return fscrypt_match_name(fn, de_name, de_len);
+		return f2fs_crypt_match_name(fn, de_name, de_len);
 	if (!is_dot_or_dotdot((const char *)de_name, de_len))
 		r = casefold(de_name, de_len, buf);
 	hash = r >= 0 ? f2fs_dentry_hash(buf, r) : f2fs_dentry_hash(de_name, de_len);
@@ -284,4 +287,101 @@ int f2fs_casefold_check_sb(struct f2fs_sb_info *sbi, bool writable)
 bool uf2fs_casefold_enabled(const struct uf2fs *fs)
 {
 	return f2fs_has_feature((const struct f2fs_sb_info *)fs, F2FS_FEATURE_CASEFOLD);
+}
+
+/// Names in an encrypted directory (fs/f2fs/dir.c around fscrypt) ///
+
+/* No key: the name given is a no-key name, good for lookups only. */
+static int setup_nokey_name(const char *name, size_t len, struct f2fs_filename *fn)
+{
+	fn->nokey = true;
+	fn->casefold = false;
+	fn->cf = NULL;
+	return fscrypt_nokey_decode(name, len, fn->crypt_buf, &fn->hash, &fn->name, &fn->len,
+				    &fn->nokey_digest);
+}
+
+int f2fs_crypt_setup_filename(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+			      const char *name, size_t len, struct f2fs_filename *fn)
+{
+	struct fscrypt_inode *cdir = &dir->fscrypt;
+	size_t clen;
+	int ret = fscrypt_prepare(sbi->keyring, cdir);
+
+	fn->encrypted = true;
+	fn->usr = (const uint8_t *)name;
+	fn->usr_len = len;
+	fn->sbi = sbi;
+	fn->dir = dir;
+	if (ret == -ENOKEY)
+		return setup_nokey_name(name, len, fn);
+	if (ret)
+		return ret;
+	ret = fscrypt_fname_encrypt(sbi->keyring, cdir, (const uint8_t *)name, len,
+				    F2FS_NAME_LEN, fn->crypt_buf, &clen);
+	if (!ret && fn->casefold) {
+		/* a casefolded encrypted directory hashes the folded plaintext */
+		const uint8_t *h = fn->cf ? fn->cf : fn->usr;
+		size_t hl = fn->cf ? fn->cf_len : fn->usr_len;
+
+		ret = fscrypt_fname_siphash(sbi->keyring, cdir, h, hl, &fn->hash);
+	}
+	if (ret == -ENOKEY)	/* the key went away meanwhile */
+		return setup_nokey_name(name, len, fn);
+	if (ret)
+		return ret;
+	fn->name = fn->crypt_buf;
+	fn->len = clen;
+	if (!fn->casefold)
+		fn->hash = f2fs_dentry_hash(fn->name, fn->len);
+	return 0;
+}
+
+bool f2fs_crypt_match_name(const struct f2fs_filename *fn, const uint8_t *de, size_t de_len)
+{
+	uint8_t plain[F2FS_NAME_LEN + 1];
+	struct f2fs_filename tmp;
+	size_t plen;
+
+	if (fn->nokey) {
+		if (!fn->nokey_digest)
+			return de_len == fn->len && !memcmp(de, fn->name, de_len);
+		return fscrypt_nokey_match_digest(fn->crypt_buf, de, de_len);
+	}
+	if (de_len == fn->len && !memcmp(de, fn->name, de_len))
+		return true;
+	if (!fn->casefold)
+		return false;
+	/* casefolded: compare the plaintexts folded, as f2fs_match_ci_name */
+	if (fscrypt_fname_decrypt(fn->sbi->keyring, &fn->dir->fscrypt, de, de_len, plain, &plen))
+		return false;
+	tmp = *fn;
+	tmp.encrypted = false;
+	tmp.name = fn->usr;
+	tmp.len = fn->usr_len;
+	return f2fs_match_name(&tmp, plain, plen);
+}
+
+int f2fs_crypt_setup_disk_name(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+			       const uint8_t *raw, size_t len, size_t room,
+			       struct f2fs_filename *fn)
+{
+	memset(fn, 0, offsetof(struct f2fs_filename, cf_buf));
+	if (len < 16 || len > F2FS_NAME_LEN)
+		return -EFSCORRUPTED;
+	memcpy(fn->crypt_buf, raw, len);
+	fn->name = fn->usr = fn->crypt_buf;
+	fn->len = fn->usr_len = len;
+	fn->encrypted = true;
+	fn->sbi = sbi;
+	fn->dir = dir;
+	if (!f2fs_dir_casefolded(sbi, dir)) {
+		fn->hash = f2fs_dentry_hash(raw, len);
+		return 0;
+	}
+	/* the SipHash needs the key and the plaintext: Linux appends it to i_name */
+	if (len + 4 > room)
+		return -EFSCORRUPTED;
+	fn->hash = raw[len] | raw[len + 1] << 8 | raw[len + 2] << 16 | (uint32_t)raw[len + 3] << 24;
+	return 0;
 }

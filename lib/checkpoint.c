@@ -509,6 +509,19 @@ fail:
 
 /// The checkpoint timer ///
 
+/* A checkpoint under the exclusive checkpoint lock (f2fs_sync_fs). */
+int f2fs_checkpoint_now(struct f2fs_sb_info *sbi, bool umount)
+{
+	int ret;
+
+	if (sbi->opts.read_only)
+		return 0;
+	pthread_rwlock_wrlock(&sbi->cp_rwsem);
+	ret = f2fs_write_checkpoint(sbi, umount);
+	pthread_rwlock_unlock(&sbi->cp_rwsem);
+	return ret;
+}
+
 static bool anything_dirty(struct f2fs_sb_info *sbi)
 {
 	return folio_dirty_bytes(sbi) || sbi->nm.nr_dirty || f2fs_has_dirty_inodes(sbi);

@@ -421,7 +421,7 @@ static int stage_add(struct f2fs_sb_info *sbi, struct cw_stage *st, block_t blk,
 		st->start = blk;
 	dst = st->buf + ((size_t)st->cnt << F2FS_BLKSIZE_BITS);
 	if (crypt_fi)
-		ret = fscrypt_crypt_blocks(sbi, crypt_fi, lblk, src, dst, 1, true);
+		ret = fscrypt_crypt_blocks(sbi->keyring, &crypt_fi->fscrypt, lblk, src, dst, 1, true);
 	else
 		memcpy(dst, src, F2FS_BLKSIZE);
 	if (!ret)
@@ -489,7 +489,7 @@ struct cluster_write {
 static int write_slot(struct f2fs_sb_info *sbi, struct cluster_write *cw, unsigned int i,
 		      uint32_t *slot, const struct f2fs_summary *sum, const uint8_t *src)
 {
-	struct f2fs_inode_info *crypt_fi = fscrypt_file_data(cw->fi) ? cw->fi : NULL;
+	struct f2fs_inode_info *crypt_fi = f2fs_encrypted_file(cw->fi) ? cw->fi : NULL;
 	block_t blk;
 	int ret;
 
@@ -618,8 +618,8 @@ int f2fs_writeback_compressed(struct f2fs_sb_info *sbi, struct f2fs_inode_info *
 	}
 	qsort(v, n, sizeof(*v), cmp_folio_index);
 	/* an encrypted file's key is needed before any slot moves */
-	if (fscrypt_file_data(fi))
-		ret = fscrypt_prepare(sbi, fi);
+	if (f2fs_encrypted_file(fi))
+		ret = fscrypt_prepare(sbi->keyring, &fi->fscrypt);
 	if (ret) {
 		put_written(sbi, v, n, false, eof_blk);
 		free(v);

@@ -5,7 +5,7 @@
  * FS_IOC_ADD_ENCRYPTION_KEY, FS_IOC_REMOVE_ENCRYPTION_KEY,
  * FS_IOC_GET_ENCRYPTION_KEY_STATUS, FS_IOC_GET_ENCRYPTION_POLICY_EX and
  * FS_IOC_SET_ENCRYPTION_POLICY do. The keyring, derivations and transforms
- * are lib/crypto.c's; this file takes the filesystem's locks around them.
+ * are lib/fscrypt's; this file takes the filesystem's locks around them.
  */
 #include <stdlib.h>
 #include <sys/random.h>
@@ -17,7 +17,7 @@
 int uf2fs_add_key(struct uf2fs *fs, const uint8_t *key, size_t len, const uint8_t *desc,
 		  uint8_t id[16])
 {
-	return fscrypt_add_key(SBI(fs), key, len, desc, id);
+	return fscrypt_add_key(SBI(fs)->keyring, key, len, desc, id);
 }
 
 static int spec_len_ok(size_t spec_len)
@@ -44,9 +44,9 @@ int uf2fs_remove_key(struct uf2fs *fs, const uint8_t *spec, size_t spec_len)
 	pthread_rwlock_wrlock(&sbi->cp_rwsem);
 	ret = sbi->opts.read_only ? 0 : f2fs_write_checkpoint(sbi, false);
 	if (!ret)
-		ret = fscrypt_key_users(sbi, spec, spec_len, &inos, &n);
+		ret = fscrypt_key_users(sbi->keyring, spec, spec_len, &inos, &n);
 	if (!ret)
-		ret = fscrypt_remove_key(sbi, spec, spec_len);
+		ret = fscrypt_remove_key(sbi->keyring, spec, spec_len);
 	for (size_t i = 0; !ret && i < n; i++)
 		folio_invalidate_owner(sbi, MAP_DATA, inos[i]);
 	pthread_rwlock_unlock(&sbi->cp_rwsem);
@@ -58,7 +58,7 @@ int uf2fs_key_status(struct uf2fs *fs, const uint8_t *spec, size_t spec_len)
 {
 	if (!spec_len_ok(spec_len))
 		return -EINVAL;
-	return fscrypt_has_key(SBI(fs), spec, spec_len) ? 1 : 0;
+	return fscrypt_has_key(SBI(fs)->keyring, spec, spec_len) ? 1 : 0;
 }
 
 int uf2fs_key_users(struct uf2fs *fs, const uint8_t *spec, size_t spec_len, uint32_t **inos,
@@ -66,7 +66,7 @@ int uf2fs_key_users(struct uf2fs *fs, const uint8_t *spec, size_t spec_len, uint
 {
 	if (!spec_len_ok(spec_len))
 		return -EINVAL;
-	return fscrypt_key_users(SBI(fs), spec, spec_len, inos, n);
+	return fscrypt_key_users(SBI(fs)->keyring, spec, spec_len, inos, n);
 }
 
 static void pol_to_user(const struct fscrypt_pol *k, struct uf2fs_fscrypt_policy *p)
@@ -94,7 +94,7 @@ int uf2fs_get_policy(struct uf2fs *fs, uint32_t ino, struct uf2fs_fscrypt_policy
 	if (IS_ERR(fi)) {
 		ret = PTR_ERR(fi);
 	} else {
-		ret = f2fs_is_encrypted(fi) ? fscrypt_get_policy(sbi, fi, &k, nonce) : -ENODATA;
+		ret = f2fs_is_encrypted(fi) ? fscrypt_get_policy(sbi->keyring, &fi->fscrypt, &k, nonce) : -ENODATA;
 		if (ret == -EINVAL)
 			ret = f2fs_error(sbi, EFSCORRUPTED, "inode %u: invalid encryption context",
 					 fi->ino);
@@ -104,46 +104,6 @@ int uf2fs_get_policy(struct uf2fs *fs, uint32_t ino, struct uf2fs_fscrypt_policy
 	if (!ret)
 		pol_to_user(&k, p);
 	return ret;
-}
-
-static int set_policy_locked(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
-			     const struct fscrypt_pol *k)
-{
-	uint8_t nonce[FSCRYPT_FILE_NONCE_SIZE], ctx[FSCRYPT_CONTEXT_V2_SIZE];
-	size_t spec = k->version == FSCRYPT_CONTEXT_V1 ? FSCRYPT_KEY_DESCRIPTOR_SIZE :
-		      FSCRYPT_KEY_IDENTIFIER_SIZE;
-	struct fscrypt_pol cur;
-	int ret;
-
-	if (!S_ISDIR(fi->mode))
-		return -ENOTDIR;
-	if (f2fs_is_encrypted(fi)) {
-		ret = fscrypt_get_policy(sbi, fi, &cur, nonce);
-		if (ret)
-			return ret == -EINVAL || ret == -ENODATA ? -EFSCORRUPTED : ret;
-		return cur.version == k->version && cur.contents_mode == k->contents_mode &&
-		       cur.filenames_mode == k->filenames_mode && cur.flags == k->flags &&
-		       cur.log2_data_unit_size == k->log2_data_unit_size &&
-		       !memcmp(cur.key_spec, k->key_spec, spec) ? 0 : -EEXIST;
-	}
-	/* with v1 there is no key to derive a casefolded directory's hash key from */
-	if (k->version == FSCRYPT_CONTEXT_V1 && f2fs_dir_casefolded(sbi, fi))
-		return -EINVAL;
-	if (k->version == FSCRYPT_CONTEXT_V2 && !fscrypt_has_key(sbi, k->key_spec, spec))
-		return -ENOKEY;
-	ret = f2fs_empty_dir(sbi, fi);
-	if (ret <= 0)
-		return ret ? ret : -ENOTEMPTY;
-	if (getrandom(nonce, sizeof(nonce), 0) != sizeof(nonce))
-		return -EIO;
-	ret = f2fs_set_crypt_context(sbi, fi, ctx, fscrypt_build_context(k, nonce, ctx));
-	if (ret)
-		return ret;
-	fi->i_advise |= FADVISE_ENCRYPT_BIT;
-	f2fs_mark_need_cp(sbi, fi);
-	f2fs_inode_touch(fi, false, true);
-	f2fs_mark_inode_dirty(sbi, fi);
-	return 0;
 }
 
 int uf2fs_set_policy(struct uf2fs *fs, uint32_t ino, const struct uf2fs_fscrypt_policy *p)
@@ -173,7 +133,7 @@ int uf2fs_set_policy(struct uf2fs *fs, uint32_t ino, const struct uf2fs_fscrypt_
 		ret = PTR_ERR(fi);
 	} else {
 		pthread_rwlock_wrlock(&fi->i_rwsem);
-		ret = set_policy_locked(sbi, fi, &k);
+		ret = fscrypt_set_policy(sbi->keyring, &fi->fscrypt, &k);
 		pthread_rwlock_unlock(&fi->i_rwsem);
 		f2fs_iput(sbi, fi);
 	}

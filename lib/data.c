@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 
-#include "crypto_workers.h"
+#include "fscrypt/workers.h"
 #include "f2fs.h"
 
 #define MAX_BATCH_FOLIOS	256
@@ -439,7 +439,7 @@ static int decrypt_run(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		struct folio *f;
 		uint8_t *p = batch_block_ptr(b, pos, &f);
 		uint64_t n = MIN(end, f->index + folio_nr_blocks(f)) - pos;
-		int ret = fscrypt_crypt_blocks(sbi, fi, pos, p, p, n, false);
+		int ret = fscrypt_crypt_blocks(sbi->keyring, &fi->fscrypt, pos, p, p, n, false);
 
 		if (ret)
 			return ret;
@@ -524,7 +524,7 @@ static int read_run(struct crypt_read *r, uint64_t pos, uint32_t len, block_t pb
 	int ret = 0;
 
 	if (!r->piece)
-		return read_blocks(r->sbi, r->fi, r->b, pos, len, pblk, fscrypt_file_data(r->fi));
+		return read_blocks(r->sbi, r->fi, r->b, pos, len, pblk, f2fs_encrypted_file(r->fi));
 	while (len && !ret) {
 		uint32_t n = MIN(len, r->piece);
 
@@ -575,8 +575,8 @@ static int fill_range(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, stru
 	int ret = 0;
 
 	/* in pieces only when there are two or more */
-	if (fscrypt_file_data(fi)) {
-		r.piece = fscrypt_chunk_blocks(sbi, fi);
+	if (f2fs_encrypted_file(fi)) {
+		r.piece = fscrypt_chunk_blocks(sbi->keyring, &fi->fscrypt);
 		if (b->end - b->start <= r.piece)
 			r.piece = 0;
 	}
@@ -704,8 +704,8 @@ int f2fs_read_cluster(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, stru
 						  "node %u (inode %u): data block address %u out "
 						  "of range", dnid, fi->ino, addrs[i]);
 			ret = f2fs_dev_read_blocks(&sbi->dev, p, addrs[i], 1);
-			if (!ret && fscrypt_file_data(fi))
-				ret = fscrypt_crypt_blocks(sbi, fi, f->index + i, p, p, 1, false);
+			if (!ret && f2fs_encrypted_file(fi))
+				ret = fscrypt_crypt_blocks(sbi->keyring, &fi->fscrypt, f->index + i, p, p, 1, false);
 			if (ret)
 				return ret;
 		}
@@ -733,8 +733,8 @@ int f2fs_read_cluster(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, stru
 		 * slot i + 1 of the cluster as file block start + i + 1
 		 * (f2fs_set_compressed_page).
 		 */
-		if (!ret && fscrypt_file_data(fi))
-			ret = fscrypt_crypt_blocks(sbi, fi, f->index + i + 1,
+		if (!ret && f2fs_encrypted_file(fi))
+			ret = fscrypt_crypt_blocks(sbi->keyring, &fi->fscrypt, f->index + i + 1,
 						   cbuf + (size_t)i * F2FS_BLKSIZE,
 						   cbuf + (size_t)i * F2FS_BLKSIZE, 1, false);
 	}
@@ -898,8 +898,8 @@ ssize_t f2fs_file_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, voi
 	if (off >= size || !len)
 		return 0;
 	len = MIN((uint64_t)len, size - off);
-	if (fscrypt_file_data(fi)) {
-		int err = fscrypt_prepare(sbi, fi);
+	if (f2fs_encrypted_file(fi)) {
+		int err = fscrypt_prepare(sbi->keyring, &fi->fscrypt);
 
 		if (err)
 			return err;
@@ -1040,8 +1040,8 @@ ssize_t f2fs_file_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	if (off >= size || !len)
 		return cb(arg, NULL, 0) ? -EIO : 0;
 	len = MIN((uint64_t)len, size - off);
-	if (fscrypt_file_data(fi)) {
-		ret = fscrypt_prepare(sbi, fi);
+	if (f2fs_encrypted_file(fi)) {
+		ret = fscrypt_prepare(sbi->keyring, &fi->fscrypt);
 		if (ret)
 			return ret;
 	}

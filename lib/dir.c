@@ -340,7 +340,7 @@ static int emit_encrypted(struct f2fs_sb_info *sbi, struct f2fs_inode_info *edir
 {
 	char out[FSCRYPT_NOKEY_NAME_MAX_ENCODED + 4];
 	size_t olen;
-	int ret = fscrypt_fname_disk_to_usr(sbi, edir, le32(de->hash_code), name, nlen, out,
+	int ret = fscrypt_fname_disk_to_usr(sbi->keyring, &edir->fscrypt, le32(de->hash_code), name, nlen, out,
 					    &olen);
 
 	if (ret)

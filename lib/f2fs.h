@@ -27,7 +27,8 @@
 
 #include "uf2fs/format.h"
 #include "uf2fs/uf2fs.h"
-#include "crypto.h"
+#include "fscrypt/fscrypt.h"
+#include "fsverity/fsverity.h"
 
 #define le16(x) ((uint16_t)(x))
 #define le32(x) ((uint32_t)(x))
@@ -455,7 +456,8 @@ struct f2fs_sb_info {
 	char last_error[256];
 	pthread_mutex_t err_lock;
 	struct f2fs_quota_info *quota;		/* quota_ino images (quota.c); NULL without */
-	struct fscrypt_keyring *keyring;	/* fscrypt master keys (crypto.c) */
+	struct fscrypt_keyring *keyring;	/* fscrypt master keys (lib/fscrypt) */
+	struct fsverity_sb verity;		/* fs-verity ops (lib/fsverity, verity.c) */
 };
 
 static inline bool f2fs_has_feature(const struct f2fs_sb_info *sbi, uint32_t f)
@@ -557,6 +559,8 @@ struct f2fs_inode_info {
 	uint32_t mode, uid, gid, nlink, generation, flags;
 	uint64_t size, blocks;
 	struct timespec atime, mtime, ctime, crtime;
+	/* an explicit ctime is raised to it: a change its sender's cache missed (file.c) */
+	struct timespec ctime_floor;
 	uint8_t i_advise, i_inline, i_dir_level;
 	uint32_t current_depth;
 	nid_t xattr_nid;
@@ -579,12 +583,13 @@ struct f2fs_inode_info {
 	struct f2fs_inode_info *dirty_next;
 	uint64_t fresh_blocks;		/* of folios writes made since its last writeback */
 	unsigned int open_count;
+	unsigned int write_opens;	/* of open_count, for writing (i_lock): verity's ETXTBSY */
 	bool orphan;			/* unlinked while open: freed at last release */
 	bool freed;			/* its blocks and nid are gone */
 	uint64_t ns_changed_at;		/* cp_ver + 1 when a name or xattr changed since it */
 	/* casefolded directory: every entry's hash is the one uf2fs computes (dir.c) */
 	atomic_bool cf_hashes_ok;
-	struct fscrypt_info *ci;	/* encryption key and policy (crypto.c), or NULL */
+	struct fscrypt_inode fscrypt;	/* key and policy (lib/fscrypt, crypto_ops.c) */
 	/* atomic write (F2FS_IOC_START_ATOMIC_WRITE): data stays in memory until commit */
 	bool atomic;
 	uint64_t atomic_size;
@@ -593,8 +598,9 @@ struct f2fs_inode_info {
 	uint32_t q_uid, q_gid, q_projid;
 	uint64_t q_blocks;
 	bool q_charged;
-	/* fs-verity: loaded on first read (verity.c) */
-	struct f2fs_verity_info *verity;
+	/* fs-verity: loaded on first read (lib/fsverity, verity.c) */
+	struct fsverity_inode fsverity;
+	struct f2fs_verity_enable *verity_enabling;	/* while FS_IOC_ENABLE_VERITY runs */
 };
 
 /* Write side (inode.c) */
@@ -658,6 +664,11 @@ static inline bool f2fs_is_device_alias(const struct f2fs_inode_info *fi)
 static inline bool f2fs_is_encrypted(const struct f2fs_inode_info *fi)
 {
 	return fi->i_advise & FADVISE_ENCRYPT_BIT;
+}
+/* A regular file whose data is encrypted (fscrypt_needs_contents_encryption). */
+static inline bool f2fs_encrypted_file(const struct f2fs_inode_info *fi)
+{
+	return f2fs_is_encrypted(fi) && S_ISREG(fi->mode);
 }
 /* Where inline data / inline dentries start inside an inode block, and their size. */
 void *f2fs_inline_data_addr(const struct f2fs_inode_info *fi, struct f2fs_node *node);
@@ -788,7 +799,7 @@ struct f2fs_filename {
 	uint32_t hash;
 	bool casefold;			/* the directory folds names */
 	bool linear;			/* casefolded, encoding unknown: exact, every block */
-	/* encrypted directory (crypto.c): name/len are then the on-disk ciphertext */
+	/* encrypted directory (lib/fscrypt): name/len are then the on-disk ciphertext */
 	bool encrypted, nokey, nokey_digest;
 	const uint8_t *usr;		/* the name as given */
 	size_t usr_len;
@@ -977,6 +988,51 @@ int f2fs_set_crypt_context(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 /* Read the xattr area of an inode into a malloc'd buffer (xattr.c). */
 int f2fs_read_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint8_t **buf,
 			 size_t *len);
+
+/* /// f2fs's side of fs-verity (verity.c) /// */
+#define VERITY_METADATA_ALIGN	65536	/* f2fs_verity_metadata_pos() */
+#define F2FS_VERITY_XATTR_NAME	"v"	/* F2FS_XATTR_NAME_VERITY */
+#define F2FS_VERITY_XATTR_VER	1	/* F2FS_VERIFY_VER */
+
+/* fs/f2fs/verity.c's struct fsverity_descriptor_location, little-endian. */
+struct f2fs_verity_dloc {
+	uint32_t version;
+	uint32_t size;
+	uint64_t pos;
+} __attribute__((packed));
+
+/* Byte offset of the metadata: the first 64 KiB boundary at or past i_size. */
+static inline uint64_t f2fs_verity_metadata_pos(uint64_t i_size)
+{
+	return (i_size + VERITY_METADATA_ALIGN - 1) & ~(uint64_t)(VERITY_METADATA_ALIGN - 1);
+}
+
+void f2fs_fsverity_init(struct f2fs_sb_info *sbi);
+/* Verified read of a verity file: -EIO for any block that fails its tree. */
+ssize_t f2fs_verity_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, void *buf,
+			 size_t len, uint64_t off);
+/* The same for the zero-copy path: emit sees only checked bytes. */
+ssize_t f2fs_verity_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, size_t len,
+			     uint64_t off, uf2fs_emit_t emit, void *arg);
+/* As fsverity_file_open: load the descriptor, so a bad one fails the open. */
+int f2fs_verity_open(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi);
+
+/* /// f2fs's side of fscrypt (crypto_ops.c) /// */
+/* The mount's keyring, with f2fs's struct fscrypt_operations. */
+int f2fs_fscrypt_init(struct f2fs_sb_info *sbi);
+/* Set up fn for a name in an encrypted directory (casefold.c calls this). */
+int f2fs_crypt_setup_filename(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+			      const char *name, size_t len, struct f2fs_filename *fn);
+bool f2fs_crypt_match_name(const struct f2fs_filename *fn, const uint8_t *de, size_t de_len);
+/*
+ * An encrypted name as stored in an inode's i_name (FADVISE_ENC_NAME_BIT),
+ * for roll-forward recovery, which has no key: exact bytes, the hash of the
+ * ciphertext, or in a casefolded directory the hash Linux appended after
+ * the name (raw holds room bytes).
+ */
+int f2fs_crypt_setup_disk_name(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+			       const uint8_t *raw, size_t len, size_t room,
+			       struct f2fs_filename *fn);
 
 /* /// Stats (stats.c) /// */
 

@@ -14,7 +14,6 @@
 
 #include "f2fs.h"
 #include "quota.h"
-#include "verity.h"
 
 #define SBI(fs) ((struct f2fs_sb_info *)(fs))
 
@@ -373,7 +372,7 @@ static ssize_t read_encrypted_link(struct f2fs_sb_info *sbi, struct f2fs_inode_i
 
 	if (n < 0)
 		return n;
-	return fscrypt_symlink_to_usr(sbi, fi, raw, n, buf, size);
+	return fscrypt_symlink_to_usr(sbi->keyring, &fi->fscrypt, raw, n, buf, size);
 }
 
 ssize_t uf2fs_readlink(struct uf2fs *fs, uint32_t ino, char *buf, size_t size)
@@ -428,8 +427,8 @@ int uf2fs_open(struct uf2fs *fs, uint32_t ino, int flags)
 		return -EPERM;
 	}
 	/* as fscrypt_file_open: an encrypted file opens only with its key */
-	if (fscrypt_file_data(fi)) {
-		int ret = fscrypt_prepare(sbi, fi);
+	if (f2fs_encrypted_file(fi)) {
+		int ret = fscrypt_prepare(sbi->keyring, &fi->fscrypt);
 
 		if (ret) {
 			f2fs_iput(sbi, fi);
@@ -449,12 +448,14 @@ int uf2fs_open(struct uf2fs *fs, uint32_t ino, int flags)
 	}
 	pthread_mutex_lock(&fi->i_lock);
 	fi->open_count++;
+	if ((flags & O_ACCMODE) != O_RDONLY)
+		fi->write_opens++;
 	pthread_mutex_unlock(&fi->i_lock);
 	/* the open reference pins the inode until release */
 	return 0;
 }
 
-void uf2fs_release(struct uf2fs *fs, uint32_t ino)
+void uf2fs_release(struct uf2fs *fs, uint32_t ino, int flags)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
 	struct f2fs_inode_info *fi = get_inode(sbi, ino);
@@ -463,6 +464,8 @@ void uf2fs_release(struct uf2fs *fs, uint32_t ino)
 	if (IS_ERR(fi))
 		return;
 	pthread_mutex_lock(&fi->i_lock);
+	if ((flags & O_ACCMODE) != O_RDONLY && fi->write_opens)
+		fi->write_opens--;
 	last = fi->open_count && !--fi->open_count;
 	pthread_mutex_unlock(&fi->i_lock);
 	if (last && fi->atomic) {
@@ -750,6 +753,19 @@ static int truncate_to(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uin
 	return ret;
 }
 
+static bool timespec_before(struct timespec a, struct timespec b)
+{
+	return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
+
+/*
+ * An explicit ctime is a cached copy (FUSE's writeback cache writes its
+ * times back): it never undoes the ctime of a change made here that the
+ * copy missed (chattr), so it is raised to that one; other explicit ctimes
+ * are kept as sent (its writes' times, not when their data reached us).
+ * The floor lives in the inode, which the lookup count keeps cached while
+ * the kernel holds it.
+ */
 static void apply_times(struct f2fs_inode_info *fi, const struct uf2fs_attr *a,
 			unsigned int valid)
 {
@@ -765,7 +781,7 @@ static void apply_times(struct f2fs_inode_info *fi, const struct uf2fs_attr *a,
 	else if (valid & UF2FS_SET_MTIME)
 		fi->mtime = a->mtime;
 	if (valid & UF2FS_SET_CTIME)
-		fi->ctime = a->ctime;
+		fi->ctime = timespec_before(a->ctime, fi->ctime_floor) ? fi->ctime_floor : a->ctime;
 	else
 		fi->ctime = now;
 }
@@ -808,8 +824,8 @@ static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a
 	else if ((valid & UF2FS_SET_SIZE) && DIV_ROUND_UP(a->size, F2FS_BLKSIZE) > max_file_blocks(fi))
 		ret = -EFBIG;
 	/* as fscrypt_prepare_setattr: an encrypted file changes size only with its key */
-	else if ((valid & UF2FS_SET_SIZE) && fscrypt_file_data(fi))
-		ret = fscrypt_prepare(sbi, fi);
+	else if ((valid & UF2FS_SET_SIZE) && f2fs_encrypted_file(fi))
+		ret = fscrypt_prepare(sbi->keyring, &fi->fscrypt);
 	/* as f2fs_setattr: the quota transfer first (EDQUOT past the new owner's limits) */
 	if (!ret && (valid & (UF2FS_SET_UID | UF2FS_SET_GID)))
 		ret = f2fs_quota_transfer(sbi, fi, (valid & UF2FS_SET_UID) ? a->uid : fi->uid,
@@ -891,6 +907,8 @@ int uf2fs_set_flags(struct uf2fs *fs, uint32_t ino, uint32_t flags)
 	if (!ret) {
 		fi->flags = (fi->flags & ~settable) | (flags & settable);
 		f2fs_inode_touch(fi, false, true);
+		/* a cached copy of the attributes (FUSE's) misses this ctime */
+		fi->ctime_floor = fi->ctime;
 		f2fs_mark_inode_dirty(sbi, fi);
 	}
 	pthread_rwlock_unlock(&fi->i_rwsem);
@@ -1164,18 +1182,6 @@ out:
 }
 
 /// Durability and balance ///
-
-int f2fs_checkpoint_now(struct f2fs_sb_info *sbi, bool umount)
-{
-	int ret;
-
-	if (sbi->opts.read_only)
-		return 0;
-	pthread_rwlock_wrlock(&sbi->cp_rwsem);
-	ret = f2fs_write_checkpoint(sbi, umount);
-	pthread_rwlock_unlock(&sbi->cp_rwsem);
-	return ret;
-}
 
 int uf2fs_sync(struct uf2fs *fs)
 {

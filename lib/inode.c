@@ -15,7 +15,6 @@
 
 #include "f2fs.h"
 #include "quota.h"
-#include "verity.h"
 
 #define ICACHE_BUCKETS	4096
 #define ICACHE_UNUSED_MAX 8192	/* unreferenced inodes kept for re-lookup */
@@ -287,9 +286,9 @@ static struct f2fs_inode_info *load_inode(struct f2fs_sb_info *sbi, nid_t ino)
 
 static void free_inode(struct f2fs_inode_info *fi)
 {
-	fscrypt_put_info(fi);
+	fscrypt_put_info(&fi->fscrypt);
 	f2fs_extent_tree_destroy(fi);
-	f2fs_verity_free(fi);
+	fsverity_free_info(&fi->fsverity);
 	pthread_mutex_destroy(&fi->i_lock);
 	pthread_rwlock_destroy(&fi->i_rwsem);
 	free(fi);

@@ -141,7 +141,7 @@ static int write_encrypted_link(struct f2fs_sb_info *sbi, struct f2fs_inode_info
 				const char *target)
 {
 	uint8_t buf[F2FS_BLKSIZE];
-	ssize_t n = fscrypt_encrypt_symlink(sbi, fi, target, strlen(target), buf, sizeof(buf));
+	ssize_t n = fscrypt_encrypt_symlink(sbi->keyring, &fi->fscrypt, target, strlen(target), buf, sizeof(buf));
 
 	if (n < 0)
 		return (int)n;
@@ -190,7 +190,7 @@ static int do_create(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char *nam
 		ret = f2fs_check_space(sbi, 2);
 	/* an encrypted directory takes new names only with its key */
 	if (!ret && f2fs_is_encrypted(dir)) {
-		ret = fscrypt_prepare(sbi, dir);
+		ret = fscrypt_prepare(sbi->keyring, &dir->fscrypt);
 		if (!ret)
 			ret = f2fs_setup_filename(sbi, dir, name, len, &efn);
 		if (!ret) {
@@ -222,7 +222,7 @@ static int do_create(struct f2fs_sb_info *sbi, uint32_t dir_ino, const char *nam
 	if (!ret && f2fs_is_encrypted(dir)) {
 		uint64_t ns_changed_at = fi->ns_changed_at;
 
-		ret = fscrypt_inherit_context(sbi, dir, fi);
+		ret = fscrypt_inherit_context(sbi->keyring, &dir->fscrypt, &fi->fscrypt);
 		/*
 		 * The context went into the new inode's inline xattrs, which
 		 * roll-forward replays with the inode (recover_inline_xattr):
@@ -358,7 +358,7 @@ static int do_link(struct uf2fs *fs, uint32_t ino, uint32_t newdir, const char *
 		ret = -ENOENT;
 	else if (fi->nlink >= 0xffffffffu)
 		ret = -EMLINK;
-	else if (!(ret = fscrypt_may_link(sbi, dir, fi)))
+	else if (!(ret = fscrypt_may_link(sbi->keyring, &dir->fscrypt, &fi->fscrypt)))
 		ret = f2fs_add_link(sbi, dir, name, len, fi->ino, fi->mode);
 	if (!ret) {
 		fi->nlink++;
@@ -663,11 +663,11 @@ static int do_rename(struct uf2fs *fs, uint32_t olddir, const char *oldname, siz
 		goto put_inodes;
 	/* fscrypt_prepare_rename: keys of both directories, policies that match */
 	if (!ret && f2fs_is_encrypted(c.odir))
-		ret = fscrypt_prepare(sbi, c.odir);
+		ret = fscrypt_prepare(sbi->keyring, &c.odir->fscrypt);
 	if (!ret)
-		ret = fscrypt_may_link(sbi, c.ndir, c.src);
+		ret = fscrypt_may_link(sbi->keyring, &c.ndir->fscrypt, &c.src->fscrypt);
 	if (!ret && (flags & RENAME_EXCHANGE))
-		ret = fscrypt_may_link(sbi, c.odir, c.dst);
+		ret = fscrypt_may_link(sbi->keyring, &c.odir->fscrypt, &c.dst->fscrypt);
 	if (ret)
 		goto put_inodes;
 	if ((S_ISDIR(c.src->mode) && is_ancestor(sbi, c.src->ino, c.ndir->ino)) ||

@@ -410,7 +410,7 @@ static int recover_encrypted_dentry(struct f2fs_sb_info *sbi, struct f2fs_inode_
 	struct f2fs_filename fn;
 	unsigned int ftype;
 	nid_t cur;
-	int ret = fscrypt_setup_disk_name(sbi, dir, n->i.i_name, len, F2FS_NAME_LEN, &fn);
+	int ret = f2fs_crypt_setup_disk_name(sbi, dir, n->i.i_name, len, F2FS_NAME_LEN, &fn);
 
 	if (ret)
 		return f2fs_error(sbi, EFSCORRUPTED, "roll-forward: inode %u has a bad encrypted "

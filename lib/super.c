@@ -371,7 +371,7 @@ static void sbi_free(struct f2fs_sb_info *sbi)
 {
 	f2fs_quota_destroy(sbi);
 	f2fs_icache_destroy(sbi);
-	fscrypt_keyring_destroy(sbi);	/* after the inodes, which point into it */
+	fscrypt_keyring_destroy(sbi->keyring);	/* after the inodes, which point into it */
 	f2fs_destroy_node_manager(sbi);
 	f2fs_destroy_segment_manager(sbi);
 	folio_cache_destroy(sbi);
@@ -490,9 +490,10 @@ int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out)
 		sbi_free(sbi);
 		return -ENOMEM;
 	}
-	ret = fscrypt_keyring_init(sbi);
+	f2fs_fsverity_init(sbi);
+	ret = f2fs_fscrypt_init(sbi);
 	if (!ret && opts->keyfile)
-		ret = fscrypt_load_keyfile(sbi, opts->keyfile);
+		ret = fscrypt_load_keyfile(sbi->keyring, opts->keyfile);
 	if (ret) {
 		sbi_free(sbi);
 		return ret;

@@ -1,302 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fs-verity for f2fs, on disk exactly as Linux keeps it (fs/f2fs/verity.c)
- * and computed as fs/verity does: FS_IOC_ENABLE_VERITY builds the Merkle
- * tree over the file's data, stores it from the first 64 KiB boundary at or
- * past EOF, appends the descriptor, records the descriptor's place in the
- * verity xattr and sets FADVISE_VERITY_BIT. Reads of a verity file are
- * checked block by block against the tree; tree blocks that have been
- * checked stay in a small per-inode cache, so a sequential reader hashes
- * each tree block once and each data block once per read.
+ * f2fs's side of fs-verity (the kernel's fs/f2fs/verity.c): the struct
+ * fsverity_operations lib/fsverity calls back, on disk exactly as Linux
+ * keeps it: the Merkle tree from the first 64 KiB boundary at or past EOF,
+ * the descriptor right after it, the descriptor's place in the verity
+ * xattr (index 11, "v") and FADVISE_VERITY_BIT. Also the uf2fs_ calls
+ * (enable, measure, read metadata) with f2fs's locks and checks, and the
+ * verified read paths.
  *
  * The metadata lives past EOF, where the folio cache shows zeroes; so it is
  * read and written here block by block through the block map and the device,
- * never through the cache. SHA-256 and SHA-512 come from OpenSSL.
+ * never through the cache.
  */
 #include <linux/fsverity.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
-#include "crypto.h"
 #include "f2fs.h"
-#include "verity.h"
 
 #define SBI(fs) ((struct f2fs_sb_info *)(fs))
-#define VERITY_CACHE_SLOTS	64	/* verified tree blocks kept per inode */
 #define VERITY_MAX_FILE_BYTES	((uint64_t)(DEF_ADDRS_PER_INODE + 2 * DEF_ADDRS_PER_BLOCK + \
 				 2ull * DEF_ADDRS_PER_BLOCK * NIDS_PER_BLOCK + \
 				 (uint64_t)DEF_ADDRS_PER_BLOCK * NIDS_PER_BLOCK * NIDS_PER_BLOCK) \
 				 << F2FS_BLKSIZE_BITS)
 
-/// The tree and the descriptor (fs/verity/open.c, enable.c) ///
-
-static int ilog2_u32(uint32_t v)
+static struct f2fs_inode_info *F2FS_VI(const struct fsverity_inode *inode)
 {
-	return 31 - __builtin_clz(v);
-}
-
-int verity_params_init(struct verity_params *p, unsigned int alg, unsigned int log_bs,
-		       const void *salt, unsigned int salt_size, uint64_t data_size)
-{
-	const EVP_MD *md;
-	uint64_t blocks, count[VERITY_MAX_LEVELS], pos = 0;
-	unsigned int hblock;
-
-	memset(p, 0, sizeof(*p));
-	if (alg == FS_VERITY_HASH_ALG_SHA256)
-		md = EVP_sha256();
-	else if (alg == FS_VERITY_HASH_ALG_SHA512)
-		md = EVP_sha512();
-	else
-		return -EINVAL;
-	/* as fsverity_init_merkle_tree_params: sector size up to the page and fs block */
-	if (log_bs < 10 || log_bs > F2FS_BLKSIZE_BITS)
-		return -EINVAL;
-	if (salt_size > VERITY_MAX_SALT)
-		return -EMSGSIZE;
-	p->alg = alg;
-	p->md = md;
-	p->digest_size = EVP_MD_get_size(md);
-	p->log_bs = log_bs;
-	p->bs = 1u << log_bs;
-	p->log_arity = log_bs - ilog2_u32(p->digest_size);
-	p->salt_size = salt_size;
-	if (salt_size) {
-		memcpy(p->salt, salt, salt_size);
-		hblock = EVP_MD_get_block_size(md);
-		memcpy(p->padded_salt, salt, salt_size);
-		p->padded_salt_size = (salt_size + hblock - 1) / hblock * hblock;
-	}
-	p->data_size = data_size;
-	blocks = (data_size + p->bs - 1) >> log_bs;
-	while (blocks > 1) {
-		if (p->num_levels >= VERITY_MAX_LEVELS)
-			return -EFBIG;
-		blocks = (blocks + (1u << p->log_arity) - 1) >> p->log_arity;
-		count[p->num_levels++] = blocks;
-	}
-	/* the level nearest the root is stored first */
-	for (int level = (int)p->num_levels - 1; level >= 0; level--) {
-		p->level_start[level] = pos;
-		pos += count[level];
-	}
-	p->tree_blocks = pos;
-	return 0;
-}
-
-static int hash_parts(const struct verity_params *p, const void *a, size_t alen, const void *b,
-		      size_t blen, uint8_t *out)
-{
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	int ok;
-
-	if (!ctx)
-		return -ENOMEM;
-	ok = EVP_DigestInit_ex(ctx, p->md, NULL) && (!alen || EVP_DigestUpdate(ctx, a, alen)) &&
-	     EVP_DigestUpdate(ctx, b, blen) && EVP_DigestFinal_ex(ctx, out, NULL);
-	EVP_MD_CTX_free(ctx);
-	return ok ? 0 : -EIO;
-}
-
-int verity_hash_block(const struct verity_params *p, const void *block, uint8_t *out)
-{
-	return hash_parts(p, p->padded_salt, p->padded_salt_size, block, p->bs, out);
-}
-
-int verity_hash(const struct verity_params *p, const void *buf, size_t len, uint8_t *out)
-{
-	return hash_parts(p, NULL, 0, buf, len, out);
-}
-
-/* Pending tree blocks, one per level, filled with the hashes of the level below. */
-struct tree_builder {
-	const struct verity_params *p;
-	verity_emit_t emit;
-	void *arg;
-	uint8_t *level[VERITY_MAX_LEVELS];
-	size_t filled[VERITY_MAX_LEVELS];
-	uint64_t done[VERITY_MAX_LEVELS];
-	uint8_t *root;
-};
-
-static int tree_add_hash(struct tree_builder *t, unsigned int level, const uint8_t *h);
-
-static int tree_flush_level(struct tree_builder *t, unsigned int level)
-{
-	const struct verity_params *p = t->p;
-	uint8_t h[VERITY_MAX_DIGEST];
-	int ret;
-
-	memset(t->level[level] + t->filled[level], 0, p->bs - t->filled[level]);
-	if (t->emit) {
-		ret = t->emit(t->arg, t->level[level], p->level_start[level] + t->done[level]);
-		if (ret)
-			return ret;
-	}
-	t->done[level]++;
-	t->filled[level] = 0;
-	ret = verity_hash_block(p, t->level[level], h);
-	return ret ? ret : tree_add_hash(t, level + 1, h);
-}
-
-static int tree_add_hash(struct tree_builder *t, unsigned int level, const uint8_t *h)
-{
-	const struct verity_params *p = t->p;
-
-	if (level == p->num_levels) {
-		memcpy(t->root, h, p->digest_size);
-		return 0;
-	}
-	memcpy(t->level[level] + t->filled[level], h, p->digest_size);
-	t->filled[level] += p->digest_size;
-	return t->filled[level] == p->bs ? tree_flush_level(t, level) : 0;
-}
-
-int verity_build_tree(const struct verity_params *p, verity_read_t read, verity_emit_t emit,
-		      void *arg, uint8_t *root)
-{
-	struct tree_builder t = { .p = p, .emit = emit, .arg = arg, .root = root };
-	uint8_t h[VERITY_MAX_DIGEST], *block = NULL;
-	int ret = 0;
-
-	memset(root, 0, VERITY_MAX_DIGEST);
-	if (!p->data_size)
-		return 0;	/* as fs/verity: an empty file's root hash is all zeroes */
-	block = malloc(p->bs);
-	for (unsigned int i = 0; i < p->num_levels; i++)
-		t.level[i] = calloc(1, p->bs);
-	for (unsigned int i = 0; i < p->num_levels; i++)
-		if (!t.level[i])
-			ret = -ENOMEM;
-	if (!block)
-		ret = -ENOMEM;
-	for (uint64_t off = 0; off < p->data_size && !ret; off += p->bs) {
-		size_t n = MIN((uint64_t)p->bs, p->data_size - off);
-		ssize_t got = read(arg, block, n, off);
-
-		if (got < 0) {
-			ret = (int)got;
-			break;
-		}
-		if ((size_t)got != n) {
-			ret = -EIO;
-			break;
-		}
-		memset(block + n, 0, p->bs - n);
-		ret = verity_hash_block(p, block, h);
-		if (!ret)
-			ret = tree_add_hash(&t, 0, h);
-	}
-	for (unsigned int i = 0; i < p->num_levels && !ret; i++)
-		if (t.filled[i])
-			ret = tree_flush_level(&t, i);
-	for (unsigned int i = 0; i < p->num_levels; i++)
-		free(t.level[i]);
-	free(block);
-	return ret;
-}
-
-static void put_le32(uint8_t *d, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		d[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put_le64(uint8_t *d, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		d[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t get_le32(const uint8_t *d)
-{
-	return d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
-}
-
-static uint64_t get_le64(const uint8_t *d)
-{
-	return get_le32(d) | (uint64_t)get_le32(d + 4) << 32;
-}
-
-/* struct fsverity_descriptor: the byte offsets of <linux/fsverity.h>. */
-#define DESC_SIG_SIZE	4
-#define DESC_DATA_SIZE	8
-#define DESC_ROOT	16
-#define DESC_SALT	80
-#define DESC_RESERVED	112
-_Static_assert(sizeof(struct fsverity_descriptor) == VERITY_DESC_SIZE, "descriptor size");
-_Static_assert(offsetof(struct fsverity_descriptor, root_hash) == DESC_ROOT, "root_hash");
-_Static_assert(offsetof(struct fsverity_descriptor, salt) == DESC_SALT, "salt");
-_Static_assert(offsetof(struct fsverity_descriptor, __reserved) == DESC_RESERVED, "reserved");
-
-void verity_make_descriptor(const struct verity_params *p, const uint8_t *root, uint8_t *desc)
-{
-	memset(desc, 0, VERITY_DESC_SIZE);
-	desc[0] = 1;
-	desc[1] = (uint8_t)p->alg;
-	desc[2] = (uint8_t)p->log_bs;
-	desc[3] = (uint8_t)p->salt_size;
-	put_le64(desc + DESC_DATA_SIZE, p->data_size);
-	memcpy(desc + DESC_ROOT, root, p->digest_size);
-	memcpy(desc + DESC_SALT, p->salt, p->salt_size);
-}
-
-int verity_parse_descriptor(struct verity_params *p, const void *desc, size_t desc_size,
-			    uint64_t i_size, uint8_t *root)
-{
-	const uint8_t *d = desc;
-	int ret;
-
-	if (desc_size < VERITY_DESC_SIZE || d[0] != 1)
-		return -EINVAL;
-	for (size_t i = DESC_RESERVED; i < VERITY_DESC_SIZE; i++)
-		if (d[i])
-			return -EINVAL;
-	if (get_le32(d + DESC_SIG_SIZE) > desc_size - VERITY_DESC_SIZE)
-		return -EBADMSG;
-	if (get_le64(d + DESC_DATA_SIZE) != i_size)
-		return -EINVAL;
-	ret = verity_params_init(p, d[1], d[2], d + DESC_SALT, d[3], i_size);
-	if (!ret)
-		memcpy(root, d + DESC_ROOT, p->digest_size);
-	return ret;
+	return (struct f2fs_inode_info *)((char *)inode -
+					  offsetof(struct f2fs_inode_info, fsverity));
 }
 
 /// Metadata past EOF, through the block map ///
-
-struct f2fs_verity_info {
-	struct verity_params p;
-	uint8_t root[VERITY_MAX_DIGEST];
-	uint8_t digest[VERITY_MAX_DIGEST];
-	uint64_t meta_pos;		/* bytes: where the tree starts */
-	uint64_t desc_pos;
-	uint32_t desc_size;		/* descriptor and signature */
-	pthread_mutex_t lock;		/* the cache and the scratch blocks */
-	uint64_t slot_index[VERITY_CACHE_SLOTS];
-	bool slot_valid[VERITY_CACHE_SLOTS];
-	uint8_t *slots;			/* VERITY_CACHE_SLOTS blocks */
-	uint8_t *scratch;		/* VERITY_MAX_LEVELS blocks */
-	EVP_MD_CTX *ctx;		/* under lock: one hash state, reused */
-	EVP_MD_CTX *salted;		/* the state after the padded salt */
-};
-
-void f2fs_verity_free(struct f2fs_inode_info *fi)
-{
-	struct f2fs_verity_info *vi = fi->verity;
-
-	if (!vi)
-		return;
-	fi->verity = NULL;
-	pthread_mutex_destroy(&vi->lock);
-	EVP_MD_CTX_free(vi->ctx);
-	EVP_MD_CTX_free(vi->salted);
-	free(vi->slots);
-	free(vi->scratch);
-	free(vi);
-}
 
 /* Bytes [pos, pos+len) of the file, past EOF as well: holes read as zeroes. */
 static int meta_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, void *buf, size_t len,
@@ -323,8 +61,8 @@ static int meta_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, void 
 				return f2fs_error(sbi, EIO, "inode %u: verity metadata read at %u "
 						  "failed", fi->ino, map.pblk);
 			/* f2fs keeps it in the page cache: encrypted as data at that index */
-			if (fscrypt_file_data(fi))
-				ret = fscrypt_crypt_blocks(sbi, fi, map.lblk, blk, blk, 1, false);
+			if (f2fs_encrypted_file(fi))
+				ret = fscrypt_crypt_blocks(sbi->keyring, &fi->fscrypt, map.lblk, blk, blk, 1, false);
 			if (ret)
 				return ret;
 		}
@@ -356,356 +94,74 @@ static int read_dloc(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	/* f2fs_get_verity_descriptor's bounds (s_maxbytes: what four levels of nodes map) */
 	if (le64(dloc->pos) + le32(dloc->size) < le64(dloc->pos) ||
 	    le64(dloc->pos) + le32(dloc->size) > VERITY_MAX_FILE_BYTES ||
-	    le64(dloc->pos) < verity_metadata_pos(fi->size) || le32(dloc->size) > INT32_MAX ||
+	    le64(dloc->pos) < f2fs_verity_metadata_pos(fi->size) || le32(dloc->size) > INT32_MAX ||
 	    le32(dloc->size) > VERITY_DESC_SIZE + VERITY_MAX_SIG)
 		return f2fs_error(sbi, EFSCORRUPTED, "inode %u: invalid verity xattr", fi->ino);
 	return 0;
 }
 
-static int load_verity(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
-		       struct f2fs_verity_info **out)
+/// struct fsverity_operations: reading ///
+
+static uint32_t f2fs_verity_ino(const struct fsverity_inode *inode)
 {
+	return F2FS_VI(inode)->ino;
+}
+
+static uint64_t f2fs_verity_size(const struct fsverity_inode *inode)
+{
+	return F2FS_VI(inode)->size;
+}
+
+static int f2fs_get_verity_descriptor(void *fs, struct fsverity_inode *inode, void *buf,
+				      size_t size)
+{
+	struct f2fs_inode_info *fi = F2FS_VI(inode);
 	struct f2fs_verity_dloc dloc;
-	struct f2fs_verity_info *vi;
-	uint8_t *desc = NULL;
 	int ret;
 
 	if (f2fs_is_compressed(fi))
-		return f2fs_error(sbi, EOPNOTSUPP, "inode %u: fs-verity on a compressed file is "
+		return f2fs_error(fs, EOPNOTSUPP, "inode %u: fs-verity on a compressed file is "
 				  "not supported", fi->ino);
 	/* the tree and descriptor are encrypted as the data: no key, no verity (ENOKEY) */
-	if (fscrypt_file_data(fi)) {
-		ret = fscrypt_prepare(sbi, fi);
+	if (f2fs_encrypted_file(fi)) {
+		ret = fscrypt_prepare(SBI(fs)->keyring, &fi->fscrypt);
 		if (ret)
 			return ret;
 	}
-	ret = read_dloc(sbi, fi, &dloc);
+	ret = read_dloc(fs, fi, &dloc);
 	if (ret)
 		return ret;
-	vi = calloc(1, sizeof(*vi));
-	if (vi) {
-		vi->desc_size = le32(dloc.size);
-		vi->desc_pos = le64(dloc.pos);
-		desc = malloc(vi->desc_size ? vi->desc_size : 1);
-	}
-	if (!vi || !desc) {
-		free(vi);
-		return -ENOMEM;
-	}
-	ret = meta_read(sbi, fi, desc, vi->desc_size, vi->desc_pos);
-	if (!ret) {
-		ret = verity_parse_descriptor(&vi->p, desc, vi->desc_size, fi->size, vi->root);
-		if (ret)
-			f2fs_error(sbi, -ret, "inode %u: invalid verity descriptor", fi->ino);
-	}
-	if (!ret) {
-		/* the file digest covers the descriptor with no signature */
-		put_le32(desc + DESC_SIG_SIZE, 0);
-		ret = verity_hash(&vi->p, desc, VERITY_DESC_SIZE, vi->digest);
-	}
-	free(desc);
-	vi->meta_pos = verity_metadata_pos(fi->size);
-	vi->slots = malloc((size_t)VERITY_CACHE_SLOTS * vi->p.bs);
-	vi->scratch = malloc((size_t)VERITY_MAX_LEVELS * vi->p.bs);
-	vi->ctx = EVP_MD_CTX_new();
-	vi->salted = EVP_MD_CTX_new();
-	if (!ret && (!vi->slots || !vi->scratch || !vi->ctx || !vi->salted))
-		ret = -ENOMEM;
-	if (!ret && (!EVP_DigestInit_ex(vi->salted, vi->p.md, NULL) ||
-		     (vi->p.padded_salt_size &&
-		      !EVP_DigestUpdate(vi->salted, vi->p.padded_salt, vi->p.padded_salt_size))))
-		ret = -EIO;
-	if (ret) {
-		EVP_MD_CTX_free(vi->ctx);
-		EVP_MD_CTX_free(vi->salted);
-		free(vi->slots);
-		free(vi->scratch);
-		free(vi);
-		return ret;
-	}
-	pthread_mutex_init(&vi->lock, NULL);
-	*out = vi;
-	return 0;
+	if (!buf)
+		return (int)le32(dloc.size);
+	if (size != le32(dloc.size))
+		return -ERANGE;
+	return meta_read(fs, fi, buf, size, le64(dloc.pos));
 }
 
-/* The inode's verity state, loaded on first use; the caller holds i_rwsem. */
-static int get_verity(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
-		      struct f2fs_verity_info **out)
+static int f2fs_read_merkle_tree(void *fs, struct fsverity_inode *inode, void *buf, size_t len,
+				 uint64_t pos)
 {
-	struct f2fs_verity_info *vi;
-	int ret;
+	struct f2fs_inode_info *fi = F2FS_VI(inode);
 
-	pthread_mutex_lock(&fi->i_lock);
-	vi = fi->verity;
-	pthread_mutex_unlock(&fi->i_lock);
-	if (!vi) {
-		ret = load_verity(sbi, fi, &vi);
-		if (ret)
-			return ret;
-		pthread_mutex_lock(&fi->i_lock);
-		if (fi->verity) {	/* another reader won */
-			struct f2fs_inode_info tmp = { .verity = vi };
-
-			f2fs_verity_free(&tmp);
-			vi = fi->verity;
-		} else {
-			fi->verity = vi;
-		}
-		pthread_mutex_unlock(&fi->i_lock);
-	}
-	*out = vi;
-	return 0;
+	return meta_read(fs, fi, buf, len, f2fs_verity_metadata_pos(fi->size) + pos);
 }
 
-int f2fs_verity_open(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+static ssize_t f2fs_verity_read_data(void *fs, struct fsverity_inode *inode, void *buf,
+				     size_t len, uint64_t off)
 {
-	struct f2fs_verity_info *vi;
-
-	return get_verity(sbi, fi, &vi);
+	return f2fs_file_read(fs, F2FS_VI(inode), buf, len, off);
 }
 
-/// Verified reads (fs/verity/verify.c) ///
+/// struct fsverity_operations: enabling ///
 
-static uint8_t *cache_find(struct f2fs_verity_info *vi, uint64_t index)
-{
-	unsigned int s = index % VERITY_CACHE_SLOTS;
-
-	if (vi->slot_valid[s] && vi->slot_index[s] == index)
-		return vi->slots + (size_t)s * vi->p.bs;
-	return NULL;
-}
-
-static void cache_add(struct f2fs_verity_info *vi, uint64_t index, const uint8_t *block)
-{
-	unsigned int s = index % VERITY_CACHE_SLOTS;
-
-	memcpy(vi->slots + (size_t)s * vi->p.bs, block, vi->p.bs);
-	vi->slot_index[s] = index;
-	vi->slot_valid[s] = true;
-}
-
-/* verity_hash_block with the inode's reused state; caller holds vi->lock. */
-static int vi_hash_block(struct f2fs_verity_info *vi, const void *block, uint8_t *out)
-{
-	if (!EVP_MD_CTX_copy_ex(vi->ctx, vi->salted) ||
-	    !EVP_DigestUpdate(vi->ctx, block, vi->p.bs) || !EVP_DigestFinal_ex(vi->ctx, out, NULL))
-		return -EIO;
-	return 0;
-}
-
-/*
- * Data blocks are hashed by each reader with a state of its own, outside
- * the lock, so parallel readers of one file hash in parallel; only the tree
- * walk and its cache are serialized.
- */
-static int hash_data_block(const struct verity_params *p, EVP_MD_CTX *ctx, const void *block,
-			   uint8_t *out)
-{
-	if (!EVP_DigestInit_ex(ctx, p->md, NULL) ||
-	    (p->padded_salt_size && !EVP_DigestUpdate(ctx, p->padded_salt, p->padded_salt_size)) ||
-	    !EVP_DigestUpdate(ctx, block, p->bs) || !EVP_DigestFinal_ex(ctx, out, NULL))
-		return -EIO;
-	return 0;
-}
-
-/*
- * Walk up from the data block until a tree block already verified (or the
- * root), then check each block read on the way back down, caching it.
- * Caller holds vi->lock.
- */
-static int verify_block_locked(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
-			       struct f2fs_verity_info *vi, uint64_t dblk, const uint8_t *dh)
-{
-	const struct verity_params *p = &vi->p;
-	uint64_t idx = dblk, tblk[VERITY_MAX_LEVELS];
-	unsigned int hoff[VERITY_MAX_LEVELS], ds = p->digest_size;
-	uint8_t want[VERITY_MAX_DIGEST], h[VERITY_MAX_DIGEST];
-	int level, ret;
-
-	for (level = 0; level < (int)p->num_levels; level++) {
-		const uint8_t *cached;
-
-		hoff[level] = (unsigned int)(idx & ((1u << p->log_arity) - 1)) * ds;
-		idx >>= p->log_arity;
-		tblk[level] = p->level_start[level] + idx;
-		cached = cache_find(vi, tblk[level]);
-		if (cached) {
-			memcpy(want, cached + hoff[level], ds);
-			break;
-		}
-		ret = meta_read(sbi, fi, vi->scratch + (size_t)level * p->bs, p->bs,
-				vi->meta_pos + (tblk[level] << p->log_bs));
-		if (ret)
-			return ret;
-	}
-	if (level == (int)p->num_levels)
-		memcpy(want, vi->root, ds);
-	for (level--; level >= 0; level--) {
-		const uint8_t *blk = vi->scratch + (size_t)level * p->bs;
-
-		ret = vi_hash_block(vi, blk, h);
-		if (ret)
-			return ret;
-		if (memcmp(h, want, ds))
-			return f2fs_error(sbi, EIO, "inode %u: verity Merkle tree block %llu "
-					  "(level %d) does not match its hash", fi->ino,
-					  (unsigned long long)tblk[level], level);
-		cache_add(vi, tblk[level], blk);
-		memcpy(want, blk + hoff[level], ds);
-	}
-	if (memcmp(dh, want, ds))
-		return f2fs_error(sbi, EIO, "inode %u: verity check failed for data block %llu",
-				  fi->ino, (unsigned long long)dblk);
-	return 0;
-}
-
-/*
- * A read of a verity file goes through the zero-copy read path for whole
- * Merkle blocks; this callback checks each block in the folios (a partial
- * last block through a zero-padded copy, as fs/verity hashes it) and hands
- * on only the bytes asked for. Nothing reaches the caller unchecked.
- */
-struct verity_read_ctx {
-	struct f2fs_sb_info *sbi;
-	struct f2fs_inode_info *fi;
-	struct f2fs_verity_info *vi;
-	uint64_t start;		/* Merkle-block aligned offset read */
-	uint64_t off;		/* what the caller asked for */
-	size_t len;
-	uf2fs_emit_t emit;
-	void *arg;
-	ssize_t done;		/* bytes handed on */
-	int err;
-};
-
-static int verify_iov(struct verity_read_ctx *c, const struct iovec *iov, int cnt)
-{
-	struct f2fs_verity_info *vi = c->vi;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-	uint8_t *pad = NULL, dh[VERITY_MAX_DIGEST];
-	uint64_t pos = c->start;
-	int ret = ctx ? 0 : -ENOMEM;
-
-	for (int i = 0; i < cnt && !ret; i++) {
-		const uint8_t *p = iov[i].iov_base;
-		size_t left = iov[i].iov_len;
-
-		while (left && !ret) {
-			size_t n = MIN(left, (size_t)vi->p.bs);
-			const uint8_t *blk = p;
-
-			if (n < vi->p.bs) {	/* EOF inside the block */
-				if (!pad)
-					pad = malloc(vi->p.bs);
-				if (!pad) {
-					ret = -ENOMEM;
-					break;
-				}
-				memset(pad, 0, vi->p.bs);
-				memcpy(pad, p, n);
-				blk = pad;
-			}
-			ret = hash_data_block(&vi->p, ctx, blk, dh);
-			if (!ret) {
-				pthread_mutex_lock(&vi->lock);
-				ret = verify_block_locked(c->sbi, c->fi, vi, pos >> vi->p.log_bs,
-							  dh);
-				pthread_mutex_unlock(&vi->lock);
-			}
-			p += n;
-			pos += n;
-			left -= n;
-		}
-	}
-	EVP_MD_CTX_free(ctx);
-	free(pad);
-	return ret;
-}
-
-static int verity_read_cb(void *arg, const struct iovec *iov, int cnt)
-{
-	struct verity_read_ctx *c = arg;
-	struct iovec out[cnt > 0 ? cnt : 1];
-	uint64_t pos = c->start, end = c->off + c->len;
-	int n = 0;
-
-	c->err = verify_iov(c, iov, cnt);
-	if (c->err)
-		return -1;
-	/* trim to [off, off + len) */
-	for (int i = 0; i < cnt; i++) {
-		uint64_t s = MAX(pos, c->off), e = MIN(pos + iov[i].iov_len, end);
-
-		if (s < e) {
-			out[n].iov_base = (uint8_t *)iov[i].iov_base + (s - pos);
-			out[n].iov_len = (size_t)(e - s);
-			c->done += (ssize_t)out[n++].iov_len;
-		}
-		pos += iov[i].iov_len;
-	}
-	return c->emit(c->arg, out, n);
-}
-
-ssize_t f2fs_verity_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, size_t len,
-			     uint64_t off, uf2fs_emit_t emit, void *arg)
-{
-	struct verity_read_ctx c = { .sbi = sbi, .fi = fi, .off = off, .emit = emit, .arg = arg };
-	uint64_t end;
-	ssize_t ret = get_verity(sbi, fi, &c.vi);
-
-	if (ret)
-		return ret;
-	if (off >= fi->size || !len)
-		return emit(arg, NULL, 0) ? -EIO : 0;
-	c.len = (size_t)MIN((uint64_t)len, fi->size - off);
-	c.start = off & ~(uint64_t)(c.vi->p.bs - 1);
-	end = MIN((off + c.len + c.vi->p.bs - 1) & ~(uint64_t)(c.vi->p.bs - 1), fi->size);
-	ret = f2fs_file_read_iov(sbi, fi, (size_t)(end - c.start), c.start, verity_read_cb, &c);
-	if (c.err)
-		return c.err;
-	return ret < 0 ? ret : c.done;
-}
-
-struct copy_sink {
-	uint8_t *buf;
-	size_t done;
-};
-
-static int copy_cb(void *arg, const struct iovec *iov, int cnt)
-{
-	struct copy_sink *s = arg;
-
-	for (int i = 0; i < cnt; i++) {
-		memcpy(s->buf + s->done, iov[i].iov_base, iov[i].iov_len);
-		s->done += iov[i].iov_len;
-	}
-	return 0;
-}
-
-ssize_t f2fs_verity_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, void *buf,
-			 size_t len, uint64_t off)
-{
-	struct copy_sink s = { .buf = buf };
-
-	return f2fs_verity_read_iov(sbi, fi, len, off, copy_cb, &s);
-}
-
-/// FS_IOC_ENABLE_VERITY (fs/verity/enable.c, f2fs_end_enable_verity) ///
-
-struct enable_ctx {
-	struct f2fs_sb_info *sbi;
-	struct f2fs_inode_info *fi;
+/* Between begin and end_enable_verity: where the metadata goes. */
+struct f2fs_verity_enable {
 	uint64_t meta_blk;	/* first file block of the metadata */
+	uint64_t eof_blk;
 	unsigned int log_bs;
 	uint8_t *meta;		/* Merkle blocks smaller than fs blocks: gathered here */
+	size_t meta_size;
 };
-
-static ssize_t enable_read(void *arg, void *buf, size_t len, uint64_t off)
-{
-	struct enable_ctx *c = arg;
-
-	return f2fs_file_read(c->sbi, c->fi, buf, len, off);
-}
 
 /*
  * One metadata block to a fresh block of the log, its dnode pointing at it.
@@ -724,8 +180,8 @@ static int write_meta_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi
 	int ret = 0;
 
 	/* as f2fs writes it from the page cache: encrypted as data at that index */
-	if (fscrypt_file_data(fi)) {
-		ret = fscrypt_crypt_blocks(sbi, fi, lblk, data, enc, 1, true);
+	if (f2fs_encrypted_file(fi)) {
+		ret = fscrypt_crypt_blocks(sbi->keyring, &fi->fscrypt, lblk, data, enc, 1, true);
 		iov.iov_base = enc;
 	}
 	if (!ret)
@@ -757,43 +213,263 @@ static int write_meta_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi
 	return ret;
 }
 
-static int enable_emit(void *arg, const void *block, uint64_t index)
+static int f2fs_write_merkle_tree_block(void *fs, struct fsverity_inode *inode, const void *buf,
+					uint64_t pos, unsigned int log_bs)
 {
-	struct enable_ctx *c = arg;
+	struct f2fs_inode_info *fi = F2FS_VI(inode);
+	struct f2fs_verity_enable *e = fi->verity_enabling;
 
-	if (c->meta) {
-		memcpy(c->meta + (index << c->log_bs), block, 1u << c->log_bs);
+	if (e->meta) {
+		memcpy(e->meta + pos, buf, (size_t)1 << log_bs);
 		return 0;
 	}
 	/* a 4 KiB Merkle block is one fs block: straight to the device */
-	return write_meta_block(c->sbi, c->fi, c->meta_blk + index, block);
+	return write_meta_block(fs, fi, e->meta_blk + (pos >> F2FS_BLKSIZE_BITS), buf);
 }
 
 /*
- * The descriptor (and signature) at byte offset pos of the metadata, and
- * with small Merkle blocks the gathered tree before it, block by block.
+ * As f2fs_begin_enable_verity: no inline data, the data on disk, and what
+ * fallocate(KEEP_SIZE) left past EOF gone to make room for the metadata.
  */
-static int write_descriptor(struct enable_ctx *c, uint64_t pos, const uint8_t *desc,
-			    const void *sig, uint32_t sig_size)
+static int f2fs_begin_enable_verity(void *fs, struct fsverity_inode *inode, unsigned int log_bs,
+				    uint64_t tree_size, size_t desc_size)
 {
-	uint64_t from = c->meta ? 0 : pos - (c->meta_blk << F2FS_BLKSIZE_BITS);
-	uint64_t rel = pos - (c->meta_blk << F2FS_BLKSIZE_BITS);
-	size_t blocks = DIV_ROUND_UP(rel + VERITY_DESC_SIZE + sig_size - from, F2FS_BLKSIZE);
-	uint8_t *buf = c->meta ? c->meta : calloc(blocks, F2FS_BLKSIZE);
+	struct f2fs_sb_info *sbi = fs;
+	struct f2fs_inode_info *fi = F2FS_VI(inode);
+	uint64_t meta_pos = f2fs_verity_metadata_pos(fi->size), tree_blocks = tree_size >> log_bs;
+	struct f2fs_verity_enable *e = calloc(1, sizeof(*e));
+	int ret;
+
+	if (!e)
+		return -ENOMEM;
+	fi->verity_enabling = e;
+	e->eof_blk = DIV_ROUND_UP(fi->size, F2FS_BLKSIZE);
+	e->meta_blk = meta_pos >> F2FS_BLKSIZE_BITS;
+	e->log_bs = log_bs;
+	if (log_bs < F2FS_BLKSIZE_BITS) {
+		e->meta_size = DIV_ROUND_UP(tree_size + desc_size, F2FS_BLKSIZE) * F2FS_BLKSIZE;
+		e->meta = calloc(1, e->meta_size);
+		if (!e->meta)
+			return -ENOMEM;
+	}
+	ret = f2fs_convert_inline_inode(sbi, fi);
+	if (!ret)
+		ret = f2fs_writeback_inode(sbi, fi);
+	if (!ret)
+		ret = f2fs_truncate_blocks(sbi, fi, e->eof_blk);
+	if (!ret)
+		folio_drop_range(sbi, MAP_DATA, fi->ino, e->eof_blk, UINT64_MAX);
+	if (!ret)
+		ret = f2fs_check_space(sbi, tree_blocks + 2 * (tree_blocks / 1018 + 4) +
+				       DIV_ROUND_UP(desc_size, F2FS_BLKSIZE));
+	return ret;
+}
+
+/*
+ * The descriptor (and signature) at byte offset tree_size of the metadata,
+ * and with small Merkle blocks the gathered tree before it, block by block.
+ */
+static int write_descriptor(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			    struct f2fs_verity_enable *e, const void *desc, size_t desc_size,
+			    uint64_t tree_size)
+{
+	uint64_t from = e->meta ? 0 : tree_size & ~(uint64_t)(F2FS_BLKSIZE - 1);
+	size_t blocks = DIV_ROUND_UP(tree_size + desc_size - from, F2FS_BLKSIZE);
+	uint8_t *buf = e->meta ? e->meta : calloc(blocks, F2FS_BLKSIZE);
 	int ret = 0;
 
 	if (!buf)
 		return -ENOMEM;
-	memcpy(buf + rel - from, desc, VERITY_DESC_SIZE);
-	put_le32(buf + rel - from + DESC_SIG_SIZE, sig_size);
-	if (sig_size)
-		memcpy(buf + rel - from + VERITY_DESC_SIZE, sig, sig_size);
+	memcpy(buf + tree_size - from, desc, desc_size);
 	for (size_t i = 0; i < blocks && !ret; i++)
-		ret = write_meta_block(c->sbi, c->fi, c->meta_blk + (from >> F2FS_BLKSIZE_BITS) + i,
+		ret = write_meta_block(sbi, fi, e->meta_blk + (from >> F2FS_BLKSIZE_BITS) + i,
 				       buf + i * F2FS_BLKSIZE);
-	if (!c->meta)
+	if (!e->meta)
 		free(buf);
 	return ret;
+}
+
+static int f2fs_end_enable_verity(void *fs, struct fsverity_inode *inode, const void *desc,
+				  size_t desc_size, uint64_t tree_size)
+{
+	struct f2fs_sb_info *sbi = fs;
+	struct f2fs_inode_info *fi = F2FS_VI(inode);
+	struct f2fs_verity_enable *e = fi->verity_enabling;
+	struct f2fs_verity_dloc dloc;
+	int ret = 0;
+
+	if (!e)
+		return desc ? -EINVAL : 0;
+	if (desc) {
+		ret = write_descriptor(sbi, fi, e, desc, desc_size, tree_size);
+		if (!ret) {
+			dloc.version = le32(F2FS_VERITY_XATTR_VER);
+			dloc.size = le32((uint32_t)desc_size);
+			dloc.pos = le64((e->meta_blk << F2FS_BLKSIZE_BITS) + tree_size);
+			ret = f2fs_setxattr_indexed(sbi, fi, F2FS_XATTR_INDEX_VERITY,
+						    F2FS_VERITY_XATTR_NAME, &dloc, sizeof(dloc),
+						    XATTR_CREATE);
+		}
+		if (!ret) {
+			fi->i_advise |= FADVISE_VERITY_BIT;
+			f2fs_inode_touch(fi, false, true);
+			f2fs_mark_inode_dirty(sbi, fi);
+		}
+	} else {
+		/* as the kernel's cleanup: whatever was written past EOF goes */
+		f2fs_truncate_blocks(sbi, fi, e->eof_blk);
+	}
+	if (ret)	/* fsverity_enable calls again with NULL to undo */
+		return ret;
+	fi->verity_enabling = NULL;
+	free(e->meta);
+	free(e);
+	return 0;
+}
+
+static int f2fs_verity_error(void *fs, int err, const char *msg)
+{
+	return f2fs_error(fs, err, "%s", msg);
+}
+
+static const struct fsverity_operations f2fs_verityops = {
+	.ino = f2fs_verity_ino,
+	.size = f2fs_verity_size,
+	.get_verity_descriptor = f2fs_get_verity_descriptor,
+	.read_merkle_tree = f2fs_read_merkle_tree,
+	.read_data = f2fs_verity_read_data,
+	.begin_enable_verity = f2fs_begin_enable_verity,
+	.write_merkle_tree_block = f2fs_write_merkle_tree_block,
+	.end_enable_verity = f2fs_end_enable_verity,
+	.error = f2fs_verity_error,
+};
+
+void f2fs_fsverity_init(struct f2fs_sb_info *sbi)
+{
+	sbi->verity.ops = &f2fs_verityops;
+	sbi->verity.fs = sbi;
+}
+
+int f2fs_verity_open(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
+{
+	struct fsverity_info *vi;
+
+	return fsverity_get_info(&sbi->verity, &fi->fsverity, &vi);
+}
+
+/// Verified reads ///
+
+/*
+ * A read of a verity file goes through the zero-copy read path for whole
+ * Merkle blocks; this callback checks each block in the folios (a partial
+ * last block through a zero-padded copy, as fs/verity hashes it) and hands
+ * on only the bytes asked for. Nothing reaches the caller unchecked.
+ */
+struct verity_read_ctx {
+	struct f2fs_sb_info *sbi;
+	struct f2fs_inode_info *fi;
+	struct fsverity_info *vi;
+	uint64_t start;		/* Merkle-block aligned offset read */
+	uint64_t off;		/* what the caller asked for */
+	size_t len;
+	uf2fs_emit_t emit;
+	void *arg;
+	ssize_t done;		/* bytes handed on */
+	int err;
+};
+
+static int verity_read_cb(void *arg, const struct iovec *iov, int cnt)
+{
+	struct verity_read_ctx *c = arg;
+	struct iovec out[cnt > 0 ? cnt : 1];
+	uint64_t pos = c->start, end = c->off + c->len;
+	int n = 0;
+
+	c->err = fsverity_verify_iov(&c->sbi->verity, &c->fi->fsverity, c->vi, c->start, iov,
+				     cnt);
+	if (c->err)
+		return -1;
+	/* trim to [off, off + len) */
+	for (int i = 0; i < cnt; i++) {
+		uint64_t s = MAX(pos, c->off), e = MIN(pos + iov[i].iov_len, end);
+
+		if (s < e) {
+			out[n].iov_base = (uint8_t *)iov[i].iov_base + (s - pos);
+			out[n].iov_len = (size_t)(e - s);
+			c->done += (ssize_t)out[n++].iov_len;
+		}
+		pos += iov[i].iov_len;
+	}
+	return c->emit(c->arg, out, n);
+}
+
+ssize_t f2fs_verity_read_iov(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, size_t len,
+			     uint64_t off, uf2fs_emit_t emit, void *arg)
+{
+	struct verity_read_ctx c = { .sbi = sbi, .fi = fi, .off = off, .emit = emit, .arg = arg };
+	uint64_t end, bs;
+	ssize_t ret = fsverity_get_info(&sbi->verity, &fi->fsverity, &c.vi);
+
+	if (ret)
+		return ret;
+	bs = fsverity_block_size(c.vi);
+	if (off >= fi->size || !len)
+		return emit(arg, NULL, 0) ? -EIO : 0;
+	c.len = (size_t)MIN((uint64_t)len, fi->size - off);
+	c.start = off & ~(bs - 1);
+	end = MIN((off + c.len + bs - 1) & ~(bs - 1), fi->size);
+	ret = f2fs_file_read_iov(sbi, fi, (size_t)(end - c.start), c.start, verity_read_cb, &c);
+	if (c.err)
+		return c.err;
+	return ret < 0 ? ret : c.done;
+}
+
+struct copy_sink {
+	uint8_t *buf;
+	size_t done;
+};
+
+static int copy_cb(void *arg, const struct iovec *iov, int cnt)
+{
+	struct copy_sink *s = arg;
+
+	for (int i = 0; i < cnt; i++) {
+		memcpy(s->buf + s->done, iov[i].iov_base, iov[i].iov_len);
+		s->done += iov[i].iov_len;
+	}
+	return 0;
+}
+
+ssize_t f2fs_verity_read(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, void *buf,
+			 size_t len, uint64_t off)
+{
+	struct copy_sink s = { .buf = buf };
+
+	return f2fs_verity_read_iov(sbi, fi, len, off, copy_cb, &s);
+}
+
+/// FS_IOC_ENABLE_VERITY, FS_IOC_MEASURE_VERITY, FS_IOC_READ_VERITY_METADATA ///
+
+static bool write_opened(struct f2fs_inode_info *fi)
+{
+	bool ret;
+
+	pthread_mutex_lock(&fi->i_lock);
+	ret = fi->write_opens;
+	pthread_mutex_unlock(&fi->i_lock);
+	return ret;
+}
+
+/*
+ * close(2) of a FUSE file returns before its RELEASE reaches us (the kernel
+ * sends it in the background), so a writer that just closed may still count
+ * here; give such releases a moment before refusing with ETXTBSY. Called
+ * with no lock held.
+ */
+static void wait_write_releases(struct f2fs_inode_info *fi)
+{
+	for (int i = 0; i < 50 && write_opened(fi); i++)
+		usleep(2000);
 }
 
 /* The checks of fsverity_ioctl_enable and f2fs_begin_enable_verity, in their order. */
@@ -807,6 +483,8 @@ static int enable_checks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 		return -EISDIR;
 	if (!S_ISREG(fi->mode))
 		return -EINVAL;
+	if (write_opened(fi))
+		return -ETXTBSY;	/* deny_write_access */
 	if (f2fs_is_verity(fi))
 		return -EEXIST;
 	if (fi->atomic)
@@ -815,71 +493,7 @@ static int enable_checks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 		return f2fs_error(sbi, EOPNOTSUPP, "inode %u: fs-verity on a compressed file is "
 				  "not supported by uf2fs", fi->ino);
 	/* the file was opened for writing: fscrypt_file_open wants the key */
-	return fscrypt_file_data(fi) ? fscrypt_prepare(sbi, fi) : 0;
-}
-
-static int do_enable(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
-		     const struct uf2fs_verity_arg *arg)
-{
-	struct enable_ctx c = { .sbi = sbi, .fi = fi };
-	struct verity_params p;
-	uint8_t root[VERITY_MAX_DIGEST], desc[VERITY_DESC_SIZE];
-	uint64_t eof_blk = DIV_ROUND_UP(fi->size, F2FS_BLKSIZE), meta_pos, desc_pos;
-	struct f2fs_verity_dloc dloc;
-	int ret = enable_checks(sbi, fi);
-
-	if (!ret)
-		ret = verity_params_init(&p, arg->hash_algorithm, ilog2_u32(arg->block_size),
-					 arg->salt, arg->salt_size, fi->size);
-	if (ret)
-		return ret;
-	meta_pos = verity_metadata_pos(fi->size);
-	desc_pos = meta_pos + (p.tree_blocks << p.log_bs);
-	c.meta_blk = meta_pos >> F2FS_BLKSIZE_BITS;
-	c.log_bs = p.log_bs;
-	if (p.bs < F2FS_BLKSIZE) {
-		c.meta = calloc(DIV_ROUND_UP(desc_pos - meta_pos + VERITY_DESC_SIZE + arg->sig_size,
-					     F2FS_BLKSIZE), F2FS_BLKSIZE);
-		if (!c.meta)
-			return -ENOMEM;
-	}
-	/* as f2fs_begin_enable_verity and end_enable_verity: no inline data, data on disk */
-	ret = f2fs_convert_inline_inode(sbi, fi);
-	if (!ret)
-		ret = f2fs_writeback_inode(sbi, fi);
-	/* what fallocate(KEEP_SIZE) left past EOF makes room for the metadata */
-	if (!ret)
-		ret = f2fs_truncate_blocks(sbi, fi, eof_blk);
-	if (!ret)
-		folio_drop_range(sbi, MAP_DATA, fi->ino, eof_blk, UINT64_MAX);
-	if (!ret)
-		ret = f2fs_check_space(sbi, p.tree_blocks + 2 * (p.tree_blocks / 1018 + 4) +
-				       DIV_ROUND_UP(VERITY_DESC_SIZE + arg->sig_size,
-						    F2FS_BLKSIZE));
-	if (!ret)
-		ret = verity_build_tree(&p, enable_read, enable_emit, &c, root);
-	if (!ret) {
-		verity_make_descriptor(&p, root, desc);
-		ret = write_descriptor(&c, desc_pos, desc, arg->sig, arg->sig_size);
-	}
-	if (!ret) {
-		dloc.version = le32(F2FS_VERITY_XATTR_VER);
-		dloc.size = le32(VERITY_DESC_SIZE + arg->sig_size);
-		dloc.pos = le64(desc_pos);
-		ret = f2fs_setxattr_indexed(sbi, fi, F2FS_XATTR_INDEX_VERITY,
-					    F2FS_VERITY_XATTR_NAME, &dloc, sizeof(dloc),
-					    XATTR_CREATE);
-	}
-	free(c.meta);
-	if (!ret) {
-		fi->i_advise |= FADVISE_VERITY_BIT;
-		f2fs_inode_touch(fi, false, true);
-		f2fs_mark_inode_dirty(sbi, fi);
-		return 0;
-	}
-	/* as the kernel's cleanup: whatever was written past EOF goes */
-	f2fs_truncate_blocks(sbi, fi, eof_blk);
-	return ret;
+	return f2fs_encrypted_file(fi) ? fscrypt_prepare(sbi->keyring, &fi->fscrypt) : 0;
 }
 
 int uf2fs_enable_verity(struct uf2fs *fs, uint32_t ino, const struct uf2fs_verity_arg *arg)
@@ -899,6 +513,11 @@ int uf2fs_enable_verity(struct uf2fs *fs, uint32_t ino, const struct uf2fs_verit
 		return -EFAULT;
 	if (sbi->opts.read_only)
 		return -EROFS;
+	fi = ino < F2FS_RESERVED_NODE_NUM ? ERR_PTR(-ENOENT) : f2fs_iget(sbi, ino);
+	if (!IS_ERR(fi)) {	/* as uf2fs_open, with no lock held */
+		wait_write_releases(fi);
+		f2fs_iput(sbi, fi);
+	}
 	ret = f2fs_begin_write(sbi);
 	if (ret)
 		return ret;
@@ -907,7 +526,9 @@ int uf2fs_enable_verity(struct uf2fs *fs, uint32_t ino, const struct uf2fs_verit
 		ret = PTR_ERR(fi);
 	} else {
 		pthread_rwlock_wrlock(&fi->i_rwsem);
-		ret = do_enable(sbi, fi, arg);
+		ret = enable_checks(sbi, fi);
+		if (!ret)
+			ret = fsverity_enable(&sbi->verity, &fi->fsverity, arg);
 		pthread_rwlock_unlock(&fi->i_rwsem);
 		f2fs_iput(sbi, fi);
 	}
@@ -915,10 +536,7 @@ int uf2fs_enable_verity(struct uf2fs *fs, uint32_t ino, const struct uf2fs_verit
 	return ret;
 }
 
-/// FS_IOC_MEASURE_VERITY and FS_IOC_READ_VERITY_METADATA ///
-
-static int verity_op_begin(struct f2fs_sb_info *sbi, uint32_t ino, struct f2fs_inode_info **fip,
-			   struct f2fs_verity_info **vip)
+static int verity_op_begin(struct f2fs_sb_info *sbi, uint32_t ino, struct f2fs_inode_info **fip)
 {
 	struct f2fs_inode_info *fi;
 	int ret;
@@ -932,7 +550,7 @@ static int verity_op_begin(struct f2fs_sb_info *sbi, uint32_t ino, struct f2fs_i
 		return PTR_ERR(fi);
 	}
 	pthread_rwlock_rdlock(&fi->i_rwsem);
-	ret = f2fs_is_verity(fi) ? get_verity(sbi, fi, vip) : -ENODATA;
+	ret = f2fs_is_verity(fi) ? f2fs_verity_open(sbi, fi) : -ENODATA;
 	if (ret) {
 		pthread_rwlock_unlock(&fi->i_rwsem);
 		f2fs_iput(sbi, fi);
@@ -955,16 +573,13 @@ int uf2fs_measure_verity(struct uf2fs *fs, uint32_t ino, uint16_t *alg, uint8_t 
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
 	struct f2fs_inode_info *fi;
-	struct f2fs_verity_info *vi;
-	int ret = verity_op_begin(sbi, ino, &fi, &vi);
+	int ret = verity_op_begin(sbi, ino, &fi);
 
 	if (ret)
 		return ret;
-	*alg = (uint16_t)vi->p.alg;
-	*size = (uint16_t)vi->p.digest_size;
-	memcpy(digest, vi->digest, vi->p.digest_size);
+	ret = fsverity_measure(&sbi->verity, &fi->fsverity, alg, digest, size);
 	verity_op_end(sbi, fi);
-	return 0;
+	return ret;
 }
 
 /* As fsverity_ioctl_read_metadata: bytes copied, 0 past the end. */
@@ -973,46 +588,11 @@ ssize_t uf2fs_read_verity_metadata(struct uf2fs *fs, uint32_t ino, uint64_t type
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
 	struct f2fs_inode_info *fi;
-	struct f2fs_verity_info *vi;
-	uint8_t *desc = NULL;
-	uint64_t total = 0, base = 0;
-	ssize_t ret = verity_op_begin(sbi, ino, &fi, &vi);
+	ssize_t ret = verity_op_begin(sbi, ino, &fi);
 
 	if (ret)
 		return ret;
-	switch (type) {
-	case FS_VERITY_METADATA_TYPE_MERKLE_TREE:
-		base = vi->meta_pos;
-		total = vi->p.tree_blocks << vi->p.log_bs;
-		break;
-	case FS_VERITY_METADATA_TYPE_DESCRIPTOR:
-	case FS_VERITY_METADATA_TYPE_SIGNATURE:
-		desc = malloc(vi->desc_size);
-		ret = desc ? meta_read(sbi, fi, desc, vi->desc_size, vi->desc_pos) : -ENOMEM;
-		if (ret)
-			break;
-		if (type == FS_VERITY_METADATA_TYPE_DESCRIPTOR) {
-			put_le32(desc + DESC_SIG_SIZE, 0);	/* as it is hashed */
-			total = VERITY_DESC_SIZE;
-		} else {
-			total = get_le32(desc + DESC_SIG_SIZE);
-			ret = total ? 0 : -ENODATA;
-		}
-		break;
-	default:
-		ret = -EINVAL;
-	}
-	if (!ret) {
-		len = off >= total ? 0 : MIN((uint64_t)len, total - off);
-		if (desc)
-			memcpy(buf, desc + (type == FS_VERITY_METADATA_TYPE_SIGNATURE ?
-					    VERITY_DESC_SIZE : 0) + off, len);
-		else if (len)
-			ret = meta_read(sbi, fi, buf, len, base + off);
-		if (!ret)
-			ret = (ssize_t)len;
-	}
-	free(desc);
+	ret = fsverity_read_metadata(&sbi->verity, &fi->fsverity, type, off, buf, len);
 	verity_op_end(sbi, fi);
 	return ret;
 }

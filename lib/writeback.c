@@ -459,7 +459,7 @@ static int wb_flush_encrypted(struct f2fs_sb_info *sbi, struct wb_ctx *c)
 		while (i + n < r->cnt && c->plain_lblk[i + n] == c->plain_lblk[i] + n &&
 		       c->plain[i + n] == c->plain[i] + ((size_t)n << F2FS_BLKSIZE_BITS))
 			n++;
-		ret = fscrypt_crypt_blocks(sbi, c->crypt_fi, c->plain_lblk[i], c->plain[i],
+		ret = fscrypt_crypt_blocks(sbi->keyring, &c->crypt_fi->fscrypt, c->plain_lblk[i], c->plain[i],
 					   c->bounce + ((size_t)i << F2FS_BLKSIZE_BITS), n, true);
 		i += n;
 	}
@@ -608,10 +608,10 @@ int f2fs_writeback_inode_flags(struct f2fs_sb_info *sbi, struct f2fs_inode_info 
 		return ret;
 	}
 	c = calloc(1, sizeof(*c));
-	if (c && fscrypt_file_data(fi)) {
+	if (c && f2fs_encrypted_file(fi)) {
 		c->crypt_fi = fi;
 		c->bounce = malloc((size_t)MAX_WB_IOV << F2FS_BLKSIZE_BITS);
-		ret = c->bounce ? fscrypt_prepare(sbi, fi) : -ENOMEM;
+		ret = c->bounce ? fscrypt_prepare(sbi->keyring, &fi->fscrypt) : -ENOMEM;
 	}
 	if (!c || ret) {
 		for (size_t i = 0; i < n; i++)
@@ -820,8 +820,8 @@ ssize_t f2fs_file_write(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, co
 
 	if (!len)
 		return 0;
-	if (fscrypt_file_data(fi)) {
-		ret = fscrypt_prepare(sbi, fi);
+	if (f2fs_encrypted_file(fi)) {
+		ret = fscrypt_prepare(sbi->keyring, &fi->fscrypt);
 		if (ret)
 			return ret;
 	}
@@ -958,10 +958,10 @@ ssize_t f2fs_write_through(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	ret = f2fs_check_space(sbi, nr);
 	if (!ret)
 		ret = f2fs_convert_inline_inode(sbi, fi);
-	if (!ret && fscrypt_file_data(fi)) {
+	if (!ret && f2fs_encrypted_file(fi)) {
 		/* the ciphertext goes out from a copy: the caller's buffer stays as it is */
 		bounce = len <= WT_BOUNCE_KEEP ? wt_bounce_get(len) : (owned = malloc(len));
-		ret = bounce ? fscrypt_crypt_blocks(sbi, fi, first, buf, bounce, nr, true) :
+		ret = bounce ? fscrypt_crypt_blocks(sbi->keyring, &fi->fscrypt, first, buf, bounce, nr, true) :
 		      -ENOMEM;
 		buf = bounce;
 	}
@@ -1028,7 +1028,7 @@ bool f2fs_write_through_ok(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 		return false;
 	/* an empty inline file converts without a folio (f2fs_write_through) */
 	if (fi->atomic || f2fs_is_compressed(fi) || (f2fs_is_inline_data(fi) && fi->size) ||
-	    (f2fs_is_encrypted(fi) && (!fscrypt_file_data(fi) || fscrypt_prepare(sbi, fi))))
+	    (f2fs_is_encrypted(fi) && (!f2fs_encrypted_file(fi) || fscrypt_prepare(sbi->keyring, &fi->fscrypt))))
 		return false;
 	return !folio_range_cached(sbi, MAP_DATA, fi->ino, off >> F2FS_BLKSIZE_BITS,
 				   (off + len) >> F2FS_BLKSIZE_BITS);

@@ -257,9 +257,13 @@ typedef int (*uf2fs_emit_t)(void *arg, const struct iovec *iov, int cnt);
 ssize_t uf2fs_read_iov(struct uf2fs *fs, uint32_t ino, size_t len, uint64_t off,
 		       uf2fs_emit_t emit, void *arg);
 ssize_t uf2fs_readlink(struct uf2fs *fs, uint32_t ino, char *buf, size_t size);
-/* Advisory: the front end tells the library a file is opened or closed. */
+/*
+ * The front end tells the library a file is opened or closed; release gets
+ * the flags the open was given (a write open keeps verity from being
+ * enabled: ETXTBSY, as Linux's deny_write_access).
+ */
 int uf2fs_open(struct uf2fs *fs, uint32_t ino, int flags);
-void uf2fs_release(struct uf2fs *fs, uint32_t ino);
+void uf2fs_release(struct uf2fs *fs, uint32_t ino, int flags);
 /* FUSE forget: the kernel dropped nlookup references; lets the cache evict. */
 void uf2fs_forget(struct uf2fs *fs, uint32_t ino, uint64_t nlookup);
 
@@ -305,6 +309,11 @@ int uf2fs_rename(struct uf2fs *fs, uint32_t olddir, const char *oldname, size_t 
 #define UF2FS_SET_MTIME		(1u << 5)
 #define UF2FS_SET_ATIME_NOW	(1u << 7)
 #define UF2FS_SET_MTIME_NOW	(1u << 8)
+/*
+ * An explicit ctime, from a cached copy of the attributes: it is raised to
+ * the ctime of the last uf2fs_set_flags, which that copy did not see, so
+ * ctime never goes back.
+ */
 #define UF2FS_SET_CTIME		(1u << 10)
 /*
  * Drop setuid, and setgid when group-executable, as the VFS does for a write,

@@ -7,8 +7,9 @@
 # `fsverity dump_metadata` (which FUSE does not carry: the daemon writes the
 # caller's buffer) must give the
 # tree and descriptor `fsverity digest` writes. lsattr shows V, uf2fs ls -l
-# too. Writes, O_TRUNC, truncate(2) and fallocate get EPERM; a second enable
-# EEXIST; a file without verity measures ENODATA. A verity file is unlinked.
+# too. Enable while the file is open for writing gets ETXTBSY (not while it
+# is open for reading). Writes, O_TRUNC, truncate(2) and fallocate get EPERM;
+# a second enable EEXIST; a file without verity measures ENODATA. A verity file is unlinked.
 # The image must pass fsck.f2fs -f, measure the same after a remount and
 # through `uf2fs verity measure`, and `uf2fs verity enable` offline must
 # agree too. Then one byte is flipped in a data block of one file and in a
@@ -101,6 +102,20 @@ for bs in 1024 2048; do
 	[ "$got" = "$want" ] || fail "block size $bs: measure $got, fsverity digest $want"
 	cmp -s "$MNT/b$bs" "$SRC/f3m" || fail "b$bs reads wrong"
 done
+
+step "enable while open for writing: ETXTBSY"
+# as Linux's deny_write_access: a writer's fd blocks it, a reader's does not
+cp "$SRC/f4096" "$MNT/busy"
+exec 3>>"$MNT/busy"
+out=$(fsverity enable "$MNT/busy" 2>&1) && fail "enable succeeded while busy is open for writing"
+grep -q "Text file busy" <<<"$out" || fail "enable while open for writing: '$out', want ETXTBSY"
+exec 3>&-
+exec 3<"$MNT/busy"
+fsverity enable "$MNT/busy" || fail "enable after the writer closed (a reader open)"
+exec 3<&-
+cmp -s "$MNT/busy" "$SRC/f4096" || fail "busy reads wrong"
+[ "$(fsverity measure "$MNT/busy" | cut -d' ' -f1)" = "$(fsverity digest "$SRC/f4096" |
+	cut -d' ' -f1)" ] || fail "busy: measure differs from fsverity digest"
 
 step "verity files refuse changes"
 expect_eperm "append" sh -c "echo x >>'$MNT/f4097'"

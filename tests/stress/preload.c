@@ -48,6 +48,7 @@ struct shim_file {
 	uint32_t ino;
 	uint64_t pos;
 	bool append;
+	int flags;		/* of the open, for uf2fs_release */
 };
 
 static struct uf2fs *fs;
@@ -84,7 +85,7 @@ __attribute__((destructor)) static void shim_fini(void)
 		return;
 	for (int i = 0; i < MAX_FDS; i++)
 		if (files[i].used)
-			uf2fs_release(fs, files[i].ino);
+			uf2fs_release(fs, files[i].ino, files[i].flags);
 	ret = uf2fs_unmount(fs);
 	if (ret)
 		fprintf(stderr, "uf2fs preload: unmount: %s\n", strerror(-ret));
@@ -184,7 +185,8 @@ static int shim_open(const char *inner, int flags, mode_t mode)
 		REAL(close)(fd);
 		return fail(-ret);
 	}
-	files[fd] = (struct shim_file){ .used = true, .ino = ino, .append = flags & O_APPEND };
+	files[fd] = (struct shim_file){ .used = true, .ino = ino, .append = flags & O_APPEND,
+				       .flags = flags };
 	return fd;
 }
 
@@ -221,7 +223,7 @@ int close(int fd)
 	struct shim_file *f = ours(fd);
 
 	if (f) {
-		uf2fs_release(fs, f->ino);
+		uf2fs_release(fs, f->ino, f->flags);
 		f->used = false;
 	}
 	return REAL(close)(fd);

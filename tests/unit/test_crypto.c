@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "crypto.h"
-#include "crypto_alg.h"
+#include "fscrypt/fscrypt.h"
+#include "fscrypt/alg.h"
 
 static void unhex(const char *s, uint8_t *out)
 {

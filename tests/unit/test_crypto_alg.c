@@ -34,8 +34,8 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "crypto_alg.h"
-#include "crypto_alg_int.h"
+#include "fscrypt/alg.h"
+#include "fscrypt/alg_int.h"
 
 struct kfx_cipher {
 	const char *alg;

@@ -17,8 +17,8 @@
 
 #include <linux/fscrypt.h>
 
-#include "crypto_alg.h"
-#include "crypto_workers.h"
+#include "fscrypt/alg.h"
+#include "fscrypt/workers.h"
 
 /* /// The pool /// */
 

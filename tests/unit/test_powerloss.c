@@ -505,7 +505,7 @@ static void f_atomic(struct run *r, const char *path, bool commit, uint64_t seed
 		if (ret)
 			op_error(r, "atomic abort", ret);
 	}
-	uf2fs_release(r->fs, ino);
+	uf2fs_release(r->fs, ino, 0);
 	if (nb)
 		blob_put(nb);
 	op_end(r, true);

@@ -563,6 +563,46 @@ static void t_rename_into_descendant(void **state)
 	end();
 }
 
+/*
+ * An explicit ctime (FUSE's writeback cache writing back its cached times)
+ * is raised to the ctime of a chattr the cache did not see, for every inode:
+ * the floor is per inode, not a small table that forgets.
+ */
+static void t_ctime_floor(void **state)
+{
+	struct uf2fs_attr a = { 0 }, out, cur;
+	char name[16];
+	uint32_t first = 0;
+
+	begin("ctime_floor");
+	for (int i = 0; i < 70; i++) {
+		snprintf(name, sizeof(name), "c%d", i);
+		rw_create(FS, M, name, S_IFREG | 0644, 0, NULL);
+		RW_OK(uf2fs_set_flags(FS, ino_of(name), 0));
+		if (!i)
+			first = ino_of(name);
+	}
+	RW_OK(uf2fs_getattr(FS, first, &cur));
+	/* older than the chattr: raised to it */
+	a.ctime.tv_sec = 1000;
+	RW_OK(uf2fs_setattr(FS, first, &a, UF2FS_SET_CTIME, &out));
+	assert_int_equal(out.ctime.tv_sec, cur.ctime.tv_sec);
+	assert_int_equal(out.ctime.tv_nsec, cur.ctime.tv_nsec);
+	/* newer: kept as sent */
+	a.ctime.tv_sec = cur.ctime.tv_sec + 100;
+	a.ctime.tv_nsec = 5;
+	RW_OK(uf2fs_setattr(FS, first, &a, UF2FS_SET_CTIME, &out));
+	assert_int_equal(out.ctime.tv_sec, cur.ctime.tv_sec + 100);
+	assert_int_equal(out.ctime.tv_nsec, 5);
+	/* an inode never chattr'ed has no floor */
+	rw_create(FS, M, "plain", S_IFREG | 0644, 0, NULL);
+	a.ctime.tv_sec = 1000;
+	a.ctime.tv_nsec = 0;
+	RW_OK(uf2fs_setattr(FS, ino_of("plain"), &a, UF2FS_SET_CTIME, &out));
+	assert_int_equal(out.ctime.tv_sec, 1000);
+	end();
+}
+
 /* /// setattr /// */
 
 static void t_setattr(void **state)
@@ -1535,7 +1575,7 @@ static void t_unlink_open(void **state)
 	/* a new file may take the name */
 	rw_create(FS, M, "doomed", S_IFREG | 0644, 0, NULL);
 	rw_write_pat(FS, M, "doomed", 0, 100, 1);
-	uf2fs_release(FS, ino);
+	uf2fs_release(FS, ino, O_RDWR);
 	RW_EXPECT(uf2fs_getattr(FS, ino, &a), -ENOENT);
 	RW_OK(uf2fs_sync(FS));
 	RW_OK(uf2fs_statfs(FS, &s2));
@@ -1549,9 +1589,9 @@ static void t_unlink_open(void **state)
 	RW_OK(uf2fs_open(FS, ino, O_RDONLY));
 	RW_OK(uf2fs_open(FS, ino, O_RDONLY));
 	RW_OK(uf2fs_unlink(FS, root, NAME("twice")));
-	uf2fs_release(FS, ino);
+	uf2fs_release(FS, ino, O_RDONLY);
 	RW_EXPECT(uf2fs_read(FS, ino, got, 5000, 0), 5000);
-	uf2fs_release(FS, ino);
+	uf2fs_release(FS, ino, O_RDONLY);
 	RW_EXPECT(uf2fs_getattr(FS, ino, &a), -ENOENT);
 	/* an open file that is renamed over */
 	rw_create(FS, NULL, "over", S_IFREG | 0644, 0, NULL);
@@ -1562,7 +1602,7 @@ static void t_unlink_open(void **state)
 	RW_OK(uf2fs_rename(FS, root, NAME("newer"), root, NAME("over"), 0));
 	model_rename(M, "newer", "over");
 	RW_EXPECT(uf2fs_read(FS, ino, got, 5000, 0), 5000);
-	uf2fs_release(FS, ino);
+	uf2fs_release(FS, ino, O_RDONLY);
 	free(want);
 	free(got);
 	end();
@@ -2538,6 +2578,7 @@ int main(void)
 		cmocka_unit_test(t_rename),
 		cmocka_unit_test(t_rename_into_descendant),
 		cmocka_unit_test(t_setattr),
+		cmocka_unit_test(t_ctime_floor),
 		cmocka_unit_test(t_write_inline),
 		cmocka_unit_test(t_write_sizes),
 		cmocka_unit_test(t_write_sparse),

@@ -732,7 +732,7 @@ static void op_unlink_open(void)
 		mnode_write(n, n->size, tail, sizeof(tail));
 		check_range(path, ino, n, n->size - 4096 > n->size ? 0 : n->size - 4096, 4096);
 	}
-	uf2fs_release(fs, ino);
+	uf2fs_release(fs, ino, O_RDWR);
 	if (!avoid("orphan-getattr"))
 		EXPECT(uf2fs_getattr(fs, ino, &a), -ENOENT);
 	mnode_put(n);

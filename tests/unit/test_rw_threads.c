@@ -352,7 +352,7 @@ static bool step(struct worker *w)
 		model_del(&w->m, pbuf);
 		if (!tcheck(w, pbuf, ino, n))
 			return false;
-		uf2fs_release(fs, ino);
+		uf2fs_release(fs, ino, O_RDWR);
 		mnode_put(n);
 	} else if (c < 94) {
 		tnote(w, "sync");

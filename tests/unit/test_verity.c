@@ -24,7 +24,7 @@
 #include <linux/fsverity.h>
 
 #include "f2fs.h"
-#include "verity.h"
+#include "fsverity/fsverity.h"
 
 static char tmpdir[] = "/tmp/uf2fs-verity-XXXXXX";
 
@@ -214,10 +214,10 @@ static void test_tree_shape(void **state)
 	assert_int_equal(p.tree_blocks, 3 + 1);	/* 3 level-0 blocks under one */
 	assert_int_equal(p.digest_size, 64);
 	/* the metadata starts at the first 64 KiB boundary at or past EOF */
-	assert_int_equal(verity_metadata_pos(0), 0);
-	assert_int_equal(verity_metadata_pos(1), 65536);
-	assert_int_equal(verity_metadata_pos(65536), 65536);
-	assert_int_equal(verity_metadata_pos(65537), 131072);
+	assert_int_equal(f2fs_verity_metadata_pos(0), 0);
+	assert_int_equal(f2fs_verity_metadata_pos(1), 65536);
+	assert_int_equal(f2fs_verity_metadata_pos(65536), 65536);
+	assert_int_equal(f2fs_verity_metadata_pos(65537), 131072);
 }
 
 static void test_param_checks(void **state)

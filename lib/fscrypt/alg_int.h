@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * crypto_alg_int.h — what crypto_alg.c shares with the two wide-block modes
- * (crypto_adiantum.c, crypto_hctr2.c): pools of keyed OpenSSL contexts, the
+ * alg_int.h — what alg.c shares with the two wide-block modes
+ * (adiantum.c, hctr2.c): pools of keyed OpenSSL contexts, the
  * one-block AES and Poly1305 calls, and the state a wide-block cipher keeps.
  * Also the pieces written here (XChaCha12, NH, POLYVAL), exported so the
  * unit tests can check each against its own published vectors.

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * crypto_alg.h — the cipher, hash and key-derivation primitives that fscrypt
- * needs, behind one small interface. lib/crypto_alg.c implements them on
+ * alg.h — the cipher, hash and key-derivation primitives that fscrypt
+ * needs, behind one small interface. lib/fscrypt/alg.c implements them on
  * OpenSSL's libcrypto; what OpenSSL lacks (XChaCha12 and NH for Adiantum, the
  * HCTR2 construction around AES) is written there, small, and checked against
  * the published test vectors. Nothing here knows about f2fs or about fscrypt
- * policies: lib/crypto.c chooses keys and IVs and calls these.
+ * policies: the rest of lib/fscrypt chooses keys and IVs and calls these.
  */
 #ifndef UF2FS_CRYPTO_ALG_H
 #define UF2FS_CRYPTO_ALG_H
@@ -37,7 +37,7 @@ int fscrypt_mode_from_name(const char *name);
 /*
  * A prepared key for one mode. Thread-safe: several threads may encrypt and
  * decrypt with one cipher at once. The raw key is kept only in memory that
- * crypto_alg.c locked with mlock() and wipes in fscrypt_cipher_free().
+ * alg.c locked with mlock() and wipes in fscrypt_cipher_free().
  */
 struct fscrypt_cipher;
 

@@ -18,8 +18,8 @@
 #include <immintrin.h>
 #endif
 
-#include "crypto_alg.h"
-#include "crypto_alg_int.h"
+#include "alg.h"
+#include "alg_int.h"
 
 #define CHACHA_ROUNDS	12
 #define NH_CHUNK	1024	/* NH hashes the message 1024 bytes at a time */

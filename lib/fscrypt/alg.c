@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The fscrypt primitives (lib/crypto_alg.h) on OpenSSL's libcrypto: AES in
+ * The fscrypt primitives (alg.h) on OpenSSL's libcrypto: AES in
  * the XTS, CBC (with ESSIV), CBC-CTS (CS3) and ECB modes, HKDF-SHA512,
  * SHA-256/512, SipHash-2-4 and Poly1305 all come from EVP. What OpenSSL lacks
  * is written here, small: the ChaCha12 permutation and XChaCha12 stream, NH,
  * and the Adiantum and HCTR2 wide-block constructions around OpenSSL's AES
- * (crypto_adiantum.c, crypto_hctr2.c hold those). This file owns the mode
+ * (adiantum.c, hctr2.c hold those). This file owns the mode
  * table, the prepared ciphers, their pools of keyed OpenSSL contexts (one
  * context is never shared by two threads at once), and the mlock()ed
  * allocator that holds every raw key.
@@ -25,8 +25,8 @@
 #include <openssl/kdf.h>
 #include <openssl/params.h>
 
-#include "crypto_alg.h"
-#include "crypto_alg_int.h"
+#include "alg.h"
+#include "alg_int.h"
 
 /* /// The mode table /// */
 

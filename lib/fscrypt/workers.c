@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-#include "crypto_workers.h"
+#include "workers.h"
 
 #define DEFAULT_MAX_HELPERS	3
 #define MIN(a, b)		((a) < (b) ? (a) : (b))

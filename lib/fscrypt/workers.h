@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * crypto_workers.h — split one large en/decryption (a 1 MiB read or write
+ * workers.h — split one large en/decryption (a 1 MiB read or write
  * of an encrypted file) into chunks that a few helper threads and the
- * caller work through together. lib/crypto_workers.c owns the threads.
+ * caller work through together. lib/fscrypt/workers.c owns the threads.
  */
 #ifndef UF2FS_CRYPTO_WORKERS_H
 #define UF2FS_CRYPTO_WORKERS_H

@@ -13,8 +13,8 @@
 
 #include <openssl/crypto.h>
 
-#include "crypto_alg.h"
-#include "crypto_alg_int.h"
+#include "alg.h"
+#include "alg_int.h"
 
 #define HCTR2_KEY	0	/* the AES-256 key */
 #define HCTR2_H		32	/* POLYVAL key: E_K(0^128) */
