@@ -300,6 +300,7 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 	if (klen == 9 && !strncmp(opt, "partition", klen)) {
 		if (!val || !*val)
 			return cli_bad_value("partition", "", "a GPT name or a partition number");
+		free((char *)opts->partition);	/* the last partition= wins */
 		opts->partition = strdup(val);
 		return opts->partition ? 1 : -ENOMEM;
 	}
