@@ -644,12 +644,10 @@ static ssize_t do_write(struct uf2fs *fs, uint32_t ino, const void *buf, size_t 
 		ret = -EFBIG;
 	} else if ((fi->flags & F2FS_IMMUTABLE_FL) || f2fs_is_verity(fi)) {
 		ret = -EPERM;
-	} else if (f2fs_is_device_alias(fi)) {
-		/*
-		 * Past the device Linux fails with ENODATA (prepare_write_begin);
-		 * inside it Linux writes in place, which uf2fs does not do yet.
-		 */
-		ret = off + len > (uint64_t)fi->largest.len * F2FS_BLKSIZE ? -ENODATA : -EOPNOTSUPP;
+	} else if (f2fs_is_device_alias(fi) &&
+		   off + len > (uint64_t)fi->largest.len * F2FS_BLKSIZE) {
+		/* past the device Linux fails in prepare_write_begin; inside, in place */
+		ret = -ENODATA;
 	} else {
 		pthread_rwlock_wrlock(&fi->i_rwsem);
 		if (fi->flags & F2FS_APPEND_FL)

@@ -513,6 +513,21 @@ static int wb_queue(struct f2fs_sb_info *sbi, struct wb_ctx *c, void *buf, uint6
 static bool write_in_place(struct f2fs_sb_info *sbi, block_t old);
 
 /*
+ * A device alias has no dnodes: i_ext maps its whole device, and Linux
+ * overwrites those blocks in place (the file is pinned; prepare_write_begin
+ * finds the block in the read extent cache). Past the device there is
+ * nothing to write to, as the write path already refused.
+ */
+static int wb_alias_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
+			  struct wb_ctx *c, uint64_t lblk, void *buf)
+{
+	if (lblk >= fi->largest.len)
+		return -ENODATA;
+	c->ipu_blocks++;
+	return wb_queue(sbi, c, buf, lblk, fi->largest.blk + (block_t)lblk, false);
+}
+
+/*
  * One block: its dnode (kept across consecutive blocks), then in place
  * where the policy allows and the block it has is a real one, else a new
  * block from the log.
@@ -524,6 +539,8 @@ static int wb_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, struct
 	block_t old;
 	int ret;
 
+	if (f2fs_is_device_alias(fi))
+		return wb_alias_block(sbi, fi, c, lblk, buf);
 	if (!c->dn.folio || lblk < c->dn_start || lblk >= c->dn_start + (c->dn.nr - c->dn.ofs)) {
 		if (c->dn.folio)
 			folio_put(sbi, c->dn.folio);
@@ -792,6 +809,8 @@ static uint64_t write_reserve(const struct f2fs_inode_info *fi, uint64_t off, ui
 {
 	uint64_t first = off / F2FS_BLKSIZE, last = DIV_ROUND_UP(end, F2FS_BLKSIZE);
 
+	if (f2fs_is_device_alias(fi))
+		return 0;	/* overwritten in place: its blocks exist */
 	if (f2fs_is_compressed(fi)) {
 		first &= ~(uint64_t)(f2fs_cluster_size(fi) - 1);
 		last = (last + f2fs_cluster_size(fi) - 1) & ~(uint64_t)(f2fs_cluster_size(fi) - 1);
@@ -1027,7 +1046,8 @@ bool f2fs_write_through_ok(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 	    (off | len) & (F2FS_BLKSIZE - 1))
 		return false;
 	/* an empty inline file converts without a folio (f2fs_write_through) */
-	if (fi->atomic || f2fs_is_compressed(fi) || (f2fs_is_inline_data(fi) && fi->size) ||
+	if (fi->atomic || f2fs_is_compressed(fi) || f2fs_is_device_alias(fi) ||
+	    (f2fs_is_inline_data(fi) && fi->size) ||
 	    (f2fs_is_encrypted(fi) && (!f2fs_encrypted_file(fi) || fscrypt_prepare(sbi->keyring, &fi->fscrypt))))
 		return false;
 	return !folio_range_cached(sbi, MAP_DATA, fi->ino, off >> F2FS_BLKSIZE_BITS,

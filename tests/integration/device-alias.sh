@@ -14,8 +14,10 @@
 # `info` names the layout; /alias_b reads as b.img's bytes (uf2fs cat and a
 # FUSE mount); writing it fails as on Linux: ENODATA past the device
 # (prepare_write_begin), EOPNOTSUPP for truncate and fallocate (f2fs_setattr,
-# f2fs_fallocate of 6.13); inside the device Linux writes in place, which
-# uf2fs refuses with EOPNOTSUPP. Removing it gives the device's 4096 blocks
+# f2fs_fallocate of 6.13). Inside the device a write goes in place, as on
+# Linux (the file is pinned): the bytes land in b.img at the same offset, no
+# block is allocated, and they read back after a remount. Removing it gives
+# the device's 4096 blocks
 # back (as f2fs_do_truncate_blocks); other files keep working; the volume
 # reads back after a remount. FSCK_F2FS_DEV=path/to/g-dev-test/fsck.f2fs also
 # runs that fsck on the result (Debian's 1.15 reports the alias as corrupt).
@@ -54,13 +56,33 @@ expect_errno() {
 	expect_clean_error "$what" || fail "$what"
 	grep -q "$err" <<<"$OUT" || fail "$what: not '$err': $OUT"
 }
-expect_errno "write inside the device" "Operation not supported" \
-	dd if=/dev/zero of="$MNT/alias_b" bs=4096 count=1 conv=notrunc status=none
 expect_errno "append past the device" "No data available" \
 	dd if=/dev/zero of="$MNT/alias_b" bs=4096 seek=4096 count=1 conv=notrunc status=none
 expect_errno "truncate" "Operation not supported" truncate -s 0 "$MNT/alias_b"
 expect_errno "fallocate" "Operation not supported" fallocate -l 1M "$MNT/alias_b"
 [ "$(sha256sum <"$MNT/alias_b")" = "$want" ] || fail "refused writes changed /alias_b"
+
+# In place: an unaligned write across blocks 900-902 and a whole block at
+# 1500 go to b.img's own bytes there, fsync'd, no new block allocated.
+head -c 9000 /dev/urandom >"$TMP/patch1"
+head -c 4096 /dev/urandom >"$TMP/patch2"
+dd if="$TMP/patch1" of="$MNT/alias_b" bs=1 seek=$((900 * 4096 + 100)) conv=notrunc,fsync \
+	status=none || fail "write inside the device"
+dd if="$TMP/patch2" of="$MNT/alias_b" bs=4096 seek=1500 conv=notrunc,fsync status=none ||
+	fail "block write inside the device"
+cp "$TMP/b.img" "$TMP/b.want"
+dd if="$TMP/patch1" of="$TMP/b.want" bs=1 seek=$((900 * 4096 + 100)) conv=notrunc status=none
+dd if="$TMP/patch2" of="$TMP/b.want" bs=4096 seek=1500 conv=notrunc status=none
+cmp "$MNT/alias_b" "$TMP/b.want" || fail "mount: /alias_b after in-place writes"
+cmp "$TMP/b.img" "$TMP/b.want" || fail "b.img: the writes did not land in place"
+[ "$(stat -c %s "$MNT/alias_b")" = $((16 << 20)) ] || fail "alias size changed"
+umount_uf2fs "$MNT" || fail "unmount after in-place writes"
+[ "$("$UF2FS" info -o "$DEVS" "$A" | awk '/valid blocks/ { print $3 }')" = "$valid0" ] ||
+	fail "in-place writes allocated blocks"
+[ "$("$UF2FS" cat -o "$DEVS" "$A" /alias_b | sha256sum)" = "$(sha256sum <"$TMP/b.want")" ] ||
+	fail "uf2fs cat after the in-place writes"
+mount_uf2fs "$A" "$MNT" "rw,no_writeback_cache,$DEVS" || fail "mount again"
+cmp "$MNT/alias_b" "$TMP/b.want" || fail "remount: /alias_b after in-place writes"
 head -c 3000000 /dev/urandom >"$TMP/other"
 cp "$TMP/other" "$MNT/other" || fail "a plain file"
 rm "$MNT/alias_b" || fail "rm /alias_b"
@@ -80,4 +102,4 @@ if [ -n "${FSCK_F2FS_DEV:-}" ]; then
 	grep -q 'other corrupted bugs .*Ok' "$TMP/fsck.log" || { cat "$TMP/fsck.log"; fail "fsck"; }
 	log "fsck.f2fs (g-dev-test): clean"
 fi
-pass "device alias file read as its device; writes refused with Linux's errnos; rm frees it"
+pass "device alias file read as its device, overwritten in place, refused past it as Linux; rm frees it"
