@@ -324,8 +324,10 @@ static int set_ipu_policy(struct f2fs_sb_info *sbi)
 				  (unsigned int)pol, (1u << F2FS_IPU_MAX) - 1);
 	if (f2fs_lfs_mode(sbi)) {
 		if (pol > 0)
-			return f2fs_error(sbi, EINVAL, "mode=lfs is not compatible with IPU "
-					  "(ipu_policy 0x%x)", (unsigned int)pol);
+			return f2fs_error(sbi, EINVAL, "%s is not compatible with IPU "
+					  "(ipu_policy 0x%x)", sbi->zoned ?
+					  "a zoned volume (LFS only, as Linux)" : "mode=lfs",
+					  (unsigned int)pol);
 		sbi->sm.ipu_policy = 0;
 		return 0;
 	}
