@@ -66,55 +66,66 @@ static int add_file_zones(struct f2fs_sb_info *sbi, unsigned int i, struct f2fs_
 				i, d->path) : 0;
 }
 
+/* The kernel's report of the n zones from byte mofs of the device, in z[]. */
+static int report_all_zones(struct f2fs_sb_info *sbi, unsigned int i, struct f2fs_dev *m,
+			    uint64_t mofs, uint64_t zone_bytes, struct f2fs_dev_zone_info *z,
+			    uint64_t n)
+{
+	for (uint64_t k = 0; k < n;) {
+		unsigned int want = n - k < ZONE_REPORT_BATCH ? n - k : ZONE_REPORT_BATCH;
+		int got = f2fs_dev_report_zones(m, mofs + k * zone_bytes, z + k, want);
+
+		if (got <= 0)
+			return f2fs_error(sbi, got ? -got : EIO, "zoned device %u (%s): zone report "
+					  "failed", i, sbi->devs[i].path);
+		k += got;
+	}
+	return 0;
+}
+
 /*
  * A zoned block device: its zone size must be a section's; its sequential
- * zones (the report) are registered run by run, conventional ones are not.
+ * zones are registered run by run (conventional ones are not), each with
+ * the write pointer the device reports.
  */
 static int add_blkdev_zones(struct f2fs_sb_info *sbi, unsigned int i, struct f2fs_dev *m,
 			    block_t start, uint64_t nblocks, uint64_t mofs, uint64_t zone_bytes)
 {
-	struct f2fs_dev_zone_info *z = calloc(ZONE_REPORT_BATCH, sizeof(*z));
-	uint64_t len = nblocks * F2FS_BLKSIZE, dev_off = 0, run = 0, run_len = 0;
-	int ret = 0;
+	uint64_t n = nblocks * F2FS_BLKSIZE / zone_bytes, zblks = zone_bytes / F2FS_BLKSIZE;
+	struct f2fs_dev_zone_info *z;
+	int ret;
 
-	if (zone_bytes != sec_bytes(sbi)) {
-		free(z);
+	if (zone_bytes != sec_bytes(sbi))
 		return f2fs_error(sbi, EINVAL, "zoned device %u (%s): zones of %llu bytes but "
 				  "sections of %llu: the zone layout does not fit the device", i,
 				  sbi->devs[i].path, (unsigned long long)zone_bytes,
 				  (unsigned long long)sec_bytes(sbi));
-	}
+	ret = check_device_fits(sbi, i, start, nblocks);
+	if (ret)
+		return ret;
+	z = calloc(n ? n : 1, sizeof(*z));
 	if (!z)
 		return -ENOMEM;
-	ret = check_device_fits(sbi, i, start, nblocks);
-	while (!ret && dev_off < len) {
-		int n = f2fs_dev_report_zones(m, mofs + dev_off, z, ZONE_REPORT_BATCH);
-
-		if (n <= 0) {
-			ret = f2fs_error(sbi, n ? -n : EIO, "zoned device %u (%s): zone report "
-					 "failed", i, sbi->devs[i].path);
-			break;
-		}
-		for (int k = 0; k < n && dev_off < len && !ret; k++, dev_off += zone_bytes) {
-			if (z[k].seq && z[k].cap != z[k].len && !sbi->opts.read_only)
-				ret = f2fs_error(sbi, EOPNOTSUPP, "zoned device %u (%s): zone "
-						 "capacity %llu is smaller than its size %llu: "
-						 "uf2fs writes only zones used whole (mount -o ro)",
-						 i, sbi->devs[i].path,
-						 (unsigned long long)z[k].cap,
-						 (unsigned long long)z[k].len);
-			if (!ret && z[k].seq && !run_len)
-				run = dev_off;
-			if (!ret && z[k].seq)
-				run_len += zone_bytes;
-			if (!ret && run_len && (!z[k].seq || dev_off + zone_bytes >= len)) {
-				ret = f2fs_dev_zones_add(&sbi->dev, (uint64_t)start * F2FS_BLKSIZE + run,
-							 run_len, zone_bytes, zone_bytes, m,
-							 mofs + run);
-				run_len = 0;
-			}
-		}
+	ret = report_all_zones(sbi, i, m, mofs, zone_bytes, z, n);
+	for (uint64_t k = 0; k < n && !ret; k++) {
+		if (z[k].seq && z[k].cap != z[k].len && !sbi->opts.read_only)
+			ret = f2fs_error(sbi, EOPNOTSUPP, "zoned device %u (%s): zone capacity %llu "
+					 "is smaller than its size %llu: uf2fs writes only zones "
+					 "used whole (mount -o ro)", i, sbi->devs[i].path,
+					 (unsigned long long)z[k].cap, (unsigned long long)z[k].len);
 	}
+	for (uint64_t k = 0, run = 0; k <= n && !ret; k++) {
+		if (k < n && z[k].seq)
+			continue;
+		if (k > run)
+			ret = f2fs_dev_zones_add(&sbi->dev, (uint64_t)start * F2FS_BLKSIZE +
+						 run * zone_bytes, (k - run) * zone_bytes,
+						 zone_bytes, zone_bytes, m, mofs + run * zone_bytes);
+		run = k + 1;
+	}
+	for (uint64_t k = 0; k < n && !ret; k++)
+		if (z[k].seq)
+			f2fs_dev_zone_set_wp(&sbi->dev, start + k * zblks, z[k].wp / F2FS_BLKSIZE);
 	free(z);
 	return ret;
 }

@@ -44,6 +44,7 @@ int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const c
 
 /* zoned.c: the write-pointer rule (core.c's writes and discards) */
 int dev_zones_write(struct f2fs_dev *dev, uint64_t off, uint64_t len);
+int dev_zones_written(struct f2fs_dev *dev, uint64_t off, uint64_t len);
 int dev_zones_reset(struct f2fs_dev *dev, uint64_t off, uint64_t len);
 int dev_zones_discard(struct f2fs_dev *dev, uint64_t off, uint64_t len);
 

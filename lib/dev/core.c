@@ -133,6 +133,8 @@ static int dev_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, bl
 	if (ret)
 		return ret;
 	ret = dev->ops->writev(dev, iov, cnt, dev->base + off);
+	if (!ret && dev->zones)
+		ret = dev_zones_written(dev, off, bytes);
 	/* counted once complete: a flush that starts after this covers it */
 	if (ordered)
 		atomic_fetch_add(&dev->order_gen, 1);

@@ -11,6 +11,7 @@
  * business (lib/zoned.c); this file only holds and enforces them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +251,32 @@ int dev_zones_write(struct f2fs_dev *dev, uint64_t off, uint64_t len)
 		atomic_fetch_add(&dev->st.zone_writes, 1);
 	}
 	pthread_mutex_unlock(&z->lock);
+	return 0;
+}
+
+/*
+ * After a write into the sequential zones of a block device: the kernel's
+ * page cache would send the pages later and in any order, which the device
+ * refuses, so each write is sent and waited for here, before the next one
+ * (the file system hands zone blocks out and writes them in one order).
+ */
+int dev_zones_written(struct f2fs_dev *dev, uint64_t off, uint64_t len)
+{
+	struct f2fs_dev_zones *z = dev->zones;
+	unsigned int flags = SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+			     SYNC_FILE_RANGE_WAIT_AFTER;
+
+	for (unsigned int k = 0; k < z->nr_ranges; k++) {
+		const struct dev_zone_range *r = &z->r[k];
+		uint64_t from = off > r->start ? off : r->start;
+		uint64_t to = off + len < r->end ? off + len : r->end;
+
+		if (from >= to || !r->member->is_blkdev)
+			continue;
+		if (sync_file_range(r->member->fd, r->member->base + r->member_off + from - r->start,
+				    to - from, flags))
+			return -errno;
+	}
 	return 0;
 }
 

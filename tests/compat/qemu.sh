@@ -158,7 +158,8 @@ EOF
 	[ -s "$out" ] && echo "$out"
 }
 
-# qemu_host_tool DIR TOOL...: copy host programs (e.g. mkfs.f2fs, blkzone) and
+# qemu_host_tool DIR TOOL...: copy host programs (e.g. mkfs.f2fs, blkzone, or
+# a path such as build/uf2fs) and
 # the shared libraries they need into DIR (use it as QEMU_IN), each run in the
 # guest as /in/TOOL through the copied dynamic loader: the guest has no libc.
 qemu_host_tool() {
@@ -167,6 +168,7 @@ qemu_host_tool() {
 	mkdir -p "$dir/lib" "$dir/bin"
 	for t in "$@"; do
 		p=$(command -v "$t") || { echo "qemu.sh: no $t on the host" >&2; return 1; }
+		t=$(basename "$t")
 		cp "$p" "$dir/bin/$t"
 		for l in $(ldd "$p" | awk '/=>/ { print $3 } /ld-linux/ { print $1 }'); do
 			[ -e "$dir/lib/$(basename "$l")" ] || cp -L "$l" "$dir/lib/"
