@@ -442,6 +442,7 @@ struct f2fs_sb_info {
 	/* A zoned volume (zoned.c): sections are zones; which devices are zoned, a bit each. */
 	bool zoned;
 	unsigned int zoned_devs;
+	uint64_t zone_cap_blocks;		/* the smallest capacity of a sequential zone */
 
 	struct f2fs_nm_info nm;
 	struct f2fs_sm_info sm;

@@ -94,8 +94,9 @@ static void print_zones(struct f2fs_sb_info *sbi, FILE *out)
 		used += f2fs_dev_zone_wp(&sbi->dev, blk) != 0;
 	}
 	fprintf(out, "\nZones\n");
-	fprintf(out, "  zone size         %u blocks (%.1f MiB, one section), capacity %u blocks\n",
-		secblks, secblks * (double)F2FS_BLKSIZE / 1048576.0, secblks);
+	fprintf(out, "  zone size         %u blocks (%.1f MiB, one section), capacity %llu blocks\n",
+		secblks, secblks * (double)F2FS_BLKSIZE / 1048576.0,
+		(unsigned long long)sbi->zone_cap_blocks);
 	fprintf(out, "  zoned devices    ");
 	for (unsigned int i = 0; i < (sbi->ndevs ? sbi->ndevs : 1); i++)
 		if (sbi->zoned_devs & (1u << i))

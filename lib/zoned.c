@@ -108,6 +108,8 @@ static int add_blkdev_zones(struct f2fs_sb_info *sbi, unsigned int i, struct f2f
 		return -ENOMEM;
 	ret = report_all_zones(sbi, i, m, mofs, zone_bytes, z, n);
 	for (uint64_t k = 0; k < n && !ret; k++) {
+		if (z[k].seq && z[k].cap / F2FS_BLKSIZE < sbi->zone_cap_blocks)
+			sbi->zone_cap_blocks = z[k].cap / F2FS_BLKSIZE;
 		if (z[k].seq && z[k].cap != z[k].len && !sbi->opts.read_only)
 			ret = f2fs_error(sbi, EOPNOTSUPP, "zoned device %u (%s): zone capacity %llu "
 					 "is smaller than its size %llu: uf2fs writes only zones "
@@ -253,6 +255,7 @@ int f2fs_init_zones(struct f2fs_sb_info *sbi)
 
 	if (!f2fs_has_feature(sbi, F2FS_FEATURE_BLKZONED))
 		return 0;
+	sbi->zone_cap_blocks = sec_bytes(sbi) / F2FS_BLKSIZE;
 	ret = find_zones(sbi);
 	if (ret)
 		return ret;
