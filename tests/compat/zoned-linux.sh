@@ -20,7 +20,10 @@
 #   boot 3   uf2fs itself (the CLI, with its libraries) on /dev/nvme0n1: zone
 #            size, pointers and resets through BLKGETZONESZ, BLKREPORTZONE,
 #            BLKRESETZONE; rounds of put/rm wrap around the free zones; the
-#            device takes every write; Linux reads the result, fsck clean
+#            device takes every write; Linux reads the result, fsck clean;
+#            then Linux fsyncs a file and loses power (no checkpoint): uf2fs
+#            rolls it forward on the files, its logs move to fresh zones,
+#            fsck clean
 # Three boots, about two minutes.   KEEP_TMP=1 tests/compat/zoned-linux.sh
 set -euo pipefail
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -190,6 +193,11 @@ ls /mnt | grep -q '^r[123]-' && { echo "removed files listed"; exit 1; }
 umount /mnt
 dmesg | grep -i 'I/O error\|f2fs.*\(error\|corrupt\)' && exit 1
 echo linux-done
+# then Linux fsyncs a file and loses power: no checkpoint after it
+mount -t f2fs zoned-conv.img /mnt
+sync
+gh fsyncgen /mnt/cut 1500000 88 rand
+powercut
 EOF
 out=$(qemu_run "$C" "$TMP/guest3.sh" "" 400) || { printf '%s\n' "$out"; fail "guest 3"; }
 printf '%s\n' "$out" | grep -q linux-done || { printf '%s\n' "$out"; fail "guest 3 did not finish"; }
@@ -200,7 +208,15 @@ grep -q "^$(sha256sum <"$SRC/tree/big" | cut -d' ' -f1)  tree/big" "$TMP/guest3.
 	fail "tree/big changed"
 grep -q "^$(sha256sum <"$TMP/ref/l2/big" | cut -d' ' -f1)  l2/big" "$TMP/guest3.sums" ||
 	fail "l2/big changed"
-(cd "$TMP" && fsck_clean zoned-conv.img) || fail "fsck after uf2fs on the device"
+step "Linux's power cut after an fsync: uf2fs rolls forward"
 "$UF2FS" get -o "$DEV" "$C" /r4-4 "$TMP/got" && cmp "$TMP/got" "$TMP/payload" ||
 	fail "the host reads other bytes than the guest's uf2fs wrote"
-pass "a zoned volume (ZNS): Linux reads uf2fs's writes, uf2fs reads Linux's, uf2fs writes the zoned device through the zone ioctls"
+gh gen "$TMP/cut.ref" 1500000 88 rand
+"$UF2FS" info -o "$DEV" "$C" | grep -q 'needs recovery: yes' || fail "no roll-forward data"
+mount_uf2fs "$C" "$MNT" "rw,$DEV" || fail "mount after Linux's power cut"
+cmp "$MNT/cut" "$TMP/cut.ref" || fail "Linux's fsync'd file not recovered"
+echo after >"$MNT/after-cut"
+"$UF2FS" stats "$MNT" | grep -q ' 0 refused' || fail "a write after recovery was refused"
+umount_uf2fs "$MNT" || fail "unmount after recovery"
+(cd "$TMP" && fsck_clean zoned-conv.img) || fail "fsck after recovery"
+pass "a zoned volume (ZNS): both ways, uf2fs on the zoned device through the zone ioctls, Linux's power cut rolled forward"
