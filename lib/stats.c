@@ -323,7 +323,7 @@ size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size)
 		       (unsigned long long)atomic_load(&st->discards),
 		       (unsigned long long)atomic_load(&c->discard_waits));
 	if (sbi->zoned)
-		sprintf_append(&s, "  zoned: %llu writes into sequential zones, %llu refused (not at "
+		sprintf_append(&s, "  zoned: %llu writes (requests) into sequential zones, %llu refused (not at "
 			       "the write pointer), %llu zones reset\n",
 			       (unsigned long long)atomic_load(&st->zone_writes),
 			       (unsigned long long)atomic_load(&st->zone_refused),

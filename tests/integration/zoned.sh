@@ -80,7 +80,7 @@ cp -a "$MNT/w" "$TMP/w.ref"
 "$UF2FS" stats "$MNT" >"$TMP/stats" || fail "stats"
 zl=$(grep '  zoned:' "$TMP/stats") || { cat "$TMP/stats"; fail "stats: no zoned line"; }
 log "$zl"
-read -r zw refused resets < <(sed -E 's/.* ([0-9]+) writes.* ([0-9]+) refused.* ([0-9]+) zones reset/\1 \2 \3/' <<<"$zl")
+read -r zw refused resets < <(sed -E 's/.* ([0-9]+) writes .* ([0-9]+) refused.* ([0-9]+) zones reset/\1 \2 \3/' <<<"$zl")
 gc=$(awk '$1 == "gc" { print $2 }' "$TMP/stats")
 [ "$refused" -eq 0 ] || fail "$refused writes were not at their zone's write pointer"
 [ "$zw" -gt 10000 ] || fail "only $zw writes went into sequential zones"
