@@ -225,6 +225,19 @@ static bool cli_apply_source_option(struct uf2fs_options *opts, const char *opt,
 	return false;
 }
 
+/*
+ * The device= paths live as long as the process (a mount's options outlive
+ * the parsing): held here, so that they stay owned rather than leaked.
+ */
+static void keep_for_process(const char *s)
+{
+	static const char *kept[4 * UF2FS_MAX_EXTRA_DEVICES];
+	static unsigned int nr;
+
+	if (nr < sizeof(kept) / sizeof(kept[0]))
+		kept[nr++] = s;
+}
+
 int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 {
 	const char *val = strchr(opt, '=');
@@ -316,7 +329,11 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 		opts->devices[opts->nr_devices] = realpath(val, NULL);
 		if (!opts->devices[opts->nr_devices])
 			opts->devices[opts->nr_devices] = strdup(val);	/* the mount names it */
-		return opts->devices[opts->nr_devices++] ? 1 : -ENOMEM;
+		if (!opts->devices[opts->nr_devices])
+			return -ENOMEM;
+		keep_for_process(opts->devices[opts->nr_devices]);
+		opts->nr_devices++;
+		return 1;
 	}
 	if (klen == 18 && !strncmp(opt, "compress_algorithm", klen))
 		return cli_parse_compress_algorithm(opts, val);

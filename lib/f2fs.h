@@ -370,6 +370,16 @@ bool f2fs_block_is_valid(struct f2fs_sb_info *sbi, block_t blk);
 int f2fs_claim_block(struct f2fs_sb_info *sbi, block_t blk, const struct f2fs_summary *sum);
 /* Recovery: every current segment moves to a fresh one. */
 int f2fs_move_all_cursegs(struct f2fs_sb_info *sbi);
+/* Move one log to a fresh section (zoned volumes: its write pointer disagreed). */
+int f2fs_move_curseg(struct f2fs_sb_info *sbi, int type);
+/* Free segments the logs can take (zoned volumes: not the holes of sections in use). */
+unsigned int f2fs_usable_free_segments(struct f2fs_sb_info *sbi);
+
+/* zoned.c: zoned volumes (blkzoned) */
+int f2fs_init_zones(struct f2fs_sb_info *sbi);
+int f2fs_fix_zoned_cursegs(struct f2fs_sb_info *sbi);
+int f2fs_zone_prepare_section(struct f2fs_sb_info *sbi, unsigned int secno);
+bool f2fs_zone_on_blkdev(struct f2fs_sb_info *sbi, block_t blk);
 int f2fs_flush_sit(struct f2fs_sb_info *sbi);
 int f2fs_write_curseg_ssa(struct f2fs_sb_info *sbi);
 void f2fs_clear_prefree(struct f2fs_sb_info *sbi);
@@ -429,6 +439,10 @@ struct f2fs_sb_info {
 		dev_t st_dev;			/* which file: the same one twice is refused */
 		ino_t st_ino;
 	} devs[F2FS_MAX_DEVICES];
+	/* A zoned volume (zoned.c): sections are zones; which devices are zoned, a bit each. */
+	bool zoned;
+	unsigned int zoned_devs;
+	uint64_t zone_cap_blocks;		/* the smallest capacity of a sequential zone */
 
 	struct f2fs_nm_info nm;
 	struct f2fs_sm_info sm;

@@ -68,7 +68,46 @@ static uint64_t victim_score(struct f2fs_sb_info *sbi, unsigned int segno, enum 
 	return (100 - u) * (age + 1) * 100 / (100 + u);
 }
 
-static int pick_victim(struct f2fs_sb_info *sbi, enum gc_policy p, unsigned int *out)
+/*
+ * A zoned volume frees whole sections (zones): the victim is the section
+ * with the best score of its segments' summed counts, none of them a log's.
+ */
+static int pick_victim_section(struct f2fs_sb_info *sbi, enum gc_policy p, unsigned int *out)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	unsigned int spsec = sbi->segs_per_sec, secblks = spsec * sbi->blocks_per_seg;
+	uint64_t best = 0, now = sm->elapsed_base + (time(NULL) - sm->mount_time);
+	int found = -1;
+
+	pthread_mutex_lock(&sm->lock);
+	for (unsigned int sec = 0; sec < sbi->main_segs / spsec; sec++) {
+		unsigned int valid = 0, first = sec * spsec;
+		uint64_t mtime = 0, score, u, age;
+		bool log = false;
+
+		for (unsigned int s = first; s < first + spsec; s++) {
+			valid += sm->sentries[s].valid_blocks;
+			mtime = MAX(mtime, sm->sentries[s].mtime);
+			log |= is_curseg_no(sbi, s);
+		}
+		if (log || !valid || valid >= secblks)
+			continue;
+		u = (uint64_t)valid * 100 / secblks;
+		age = now > mtime ? now - mtime : 0;
+		score = p == GC_GREEDY ? secblks - valid : (100 - u) * (age + 1) * 100 / (100 + u);
+		if (found < 0 || score > best) {
+			best = score;
+			found = first;
+		}
+	}
+	pthread_mutex_unlock(&sm->lock);
+	if (found < 0)
+		return -ENOENT;
+	*out = found;
+	return 0;
+}
+
+static int pick_victim_segment(struct f2fs_sb_info *sbi, enum gc_policy p, unsigned int *out)
 {
 	struct f2fs_sm_info *sm = &sbi->sm;
 	uint64_t best = 0, now = sm->elapsed_base + (time(NULL) - sm->mount_time);
@@ -93,6 +132,11 @@ static int pick_victim(struct f2fs_sb_info *sbi, enum gc_policy p, unsigned int 
 		return -ENOENT;
 	*out = found;
 	return 0;
+}
+
+static int pick_victim(struct f2fs_sb_info *sbi, enum gc_policy p, unsigned int *out)
+{
+	return sbi->zoned ? pick_victim_section(sbi, p, out) : pick_victim_segment(sbi, p, out);
 }
 
 /// Moving blocks ///
@@ -169,6 +213,9 @@ static int move_data_block(struct f2fs_sb_info *sbi, block_t blk, const struct f
 		goto out;
 	}
 	ret = f2fs_dev_read_blocks(&sbi->dev, buf, blk, 1);
+	/* a zone is written in the order its blocks are handed out */
+	if (sbi->zoned)
+		pthread_mutex_lock(&sbi->writepages);
 	if (!ret)
 		ret = f2fs_allocate_block(sbi, S_ISDIR(fi->mode) ? CURSEG_HOT_DATA :
 					  CURSEG_COLD_DATA, &sum, &nblk);
@@ -176,6 +223,8 @@ static int move_data_block(struct f2fs_sb_info *sbi, block_t blk, const struct f
 		struct iovec v = { buf, F2FS_BLKSIZE };
 
 		ret = f2fs_dev_writev_blocks(&sbi->dev, &v, 1, nblk);
+		if (sbi->zoned)
+			pthread_mutex_unlock(&sbi->writepages);
 		if (ret) {
 			f2fs_invalidate_block(sbi, nblk);
 		} else {
@@ -187,6 +236,8 @@ static int move_data_block(struct f2fs_sb_info *sbi, block_t blk, const struct f
 				f2fs_mark_inode_dirty(sbi, fi);
 			atomic_fetch_add(&sbi->ctr->gc_blocks, 1);
 		}
+	} else if (sbi->zoned) {
+		pthread_mutex_unlock(&sbi->writepages);
 	}
 	free(buf);
 out:
@@ -243,6 +294,9 @@ static int run_gc(struct f2fs_sb_info *sbi, enum gc_policy p, unsigned int max_v
 		if (pick_victim(sbi, p, &segno))
 			break;
 		ret = gc_segment(sbi, segno);
+		/* on a zoned volume the victim is the whole section from segno */
+		for (unsigned int k = 1; sbi->zoned && !ret && k < sbi->segs_per_sec; k++)
+			ret = gc_segment(sbi, segno + k);
 		/* moved node blocks are only dirty: write them so the victim empties */
 		if (!ret)
 			ret = f2fs_write_dirty_nodes(sbi);

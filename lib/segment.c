@@ -488,6 +488,86 @@ static int find_free_segment(struct f2fs_sb_info *sbi, unsigned int *out)
 	return sm->nr_discarding ? -EINPROGRESS : -ENOSPC;
 }
 
+/// Zoned volumes: whole sections ///
+
+static bool seg_writable(struct f2fs_sm_info *sm, unsigned int s)
+{
+	const struct seg_entry *se = &sm->sentries[s];
+
+	return !se->valid_blocks && !se->ckpt_valid_blocks && !is_curseg(sm, s) &&
+	       !bit_test(sm->prefree, s) && !bit_test(sm->discard_inflight, s);
+}
+
+static bool sec_writable(struct f2fs_sb_info *sbi, unsigned int sec)
+{
+	for (unsigned int k = 0; k < sbi->segs_per_sec; k++)
+		if (!seg_writable(&sbi->sm, sec * sbi->segs_per_sec + k))
+			return false;
+	return true;
+}
+
+/*
+ * On a zoned volume a log fills its section (zone) segment after segment,
+ * then takes a section that is free as a whole, its zone reset first, as the
+ * kernel's get_new_segment does; new_sec (a log moved after recovery or by
+ * a write-pointer mismatch) always takes a new one.
+ */
+static int find_free_zoned(struct f2fs_sb_info *sbi, int type, bool new_sec, unsigned int *out)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	unsigned int cur = sm->curseg[type].segno, spsec = sbi->segs_per_sec;
+	unsigned int nsec = sbi->main_segs / spsec;
+
+	if (!new_sec && (cur + 1) % spsec && cur + 1 < sbi->main_segs &&
+	    seg_writable(sm, cur + 1)) {
+		bit_clear(sm->discard_pending, cur + 1);
+		*out = cur + 1;
+		return 0;
+	}
+	for (unsigned int i = 0; i < nsec; i++) {
+		unsigned int sec = (sm->alloc_hint / spsec + i) % nsec;
+		int ret;
+
+		if (!sec_writable(sbi, sec))
+			continue;
+		ret = f2fs_zone_prepare_section(sbi, sec);
+		if (ret)
+			return ret;
+		sm->alloc_hint = (sec + 1) * spsec;
+		for (unsigned int k = 0; k < spsec; k++)
+			bit_clear(sm->discard_pending, sec * spsec + k);
+		*out = sec * spsec;
+		return 0;
+	}
+	return sm->nr_discarding ? -EINPROGRESS : -ENOSPC;
+}
+
+/*
+ * Free segments a log can still take: on a zoned volume those of free
+ * sections and those after a log's segment in its own section, not the
+ * holes of sections in use.
+ */
+unsigned int f2fs_usable_free_segments(struct f2fs_sb_info *sbi)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	unsigned int n = 0, spsec = sbi->segs_per_sec;
+
+	if (!sbi->zoned)
+		return f2fs_count_free_segments(sbi);
+	for (unsigned int sec = 0; sec < sbi->main_segs / spsec; sec++) {
+		unsigned int first = sec * spsec, from = first;
+
+		for (int t = 0; t < NR_CURSEG_TYPE; t++)
+			if (sm->curseg[t].segno / spsec == sec && sm->curseg[t].segno + 1 > from)
+				from = sm->curseg[t].segno + 1;
+		if (from == first && !sec_writable(sbi, sec))
+			continue;
+		for (unsigned int s = from; s < first + spsec; s++)
+			n += seg_writable(sm, s);
+	}
+	return n;
+}
+
 /*
  * The kernel's __next_free_blkoff: the first slot from start that is free in
  * both the current and the checkpoint valid maps.
@@ -693,7 +773,8 @@ static int new_curseg(struct f2fs_sb_info *sbi, int type, bool force_lfs)
 	if (!force_lfs && need_ssr_locked(sbi) && get_ssr_segment(sbi, type, &segno)) {
 		ret = change_curseg(sbi, type, segno);
 	} else {
-		ret = find_free_segment(sbi, &segno);
+		ret = sbi->zoned ? find_free_zoned(sbi, type, force_lfs, &segno) :
+		      find_free_segment(sbi, &segno);
 		if (!ret)
 			open_clean_segment(sbi, type, segno);
 		else if (ret == -EINPROGRESS)
@@ -705,6 +786,8 @@ static int new_curseg(struct f2fs_sb_info *sbi, int type, bool force_lfs)
 	}
 	if (!ret)
 		leave_curseg(sbi, old);
+	if (!ret && sbi->zoned)
+		sm->nr_free = f2fs_usable_free_segments(sbi);
 	return ret;
 }
 
@@ -902,7 +985,7 @@ void f2fs_clear_prefree(struct f2fs_sb_info *sbi)
 		if (bit_test(sm->prefree, s) && !sm->sentries[s].valid_blocks && !is_curseg(sm, s))
 			bit_set(sm->discard_pending, s);
 	memset(sbi->sm.prefree, 0, DIV_ROUND_UP(sbi->main_segs, 8));
-	sbi->sm.nr_free = f2fs_count_free_segments(sbi);
+	sbi->sm.nr_free = f2fs_usable_free_segments(sbi);
 	check_ssr_slots(sbi);
 	pthread_mutex_unlock(&sbi->sm.lock);
 }
@@ -1193,7 +1276,19 @@ int f2fs_move_all_cursegs(struct f2fs_sb_info *sbi)
 	pthread_mutex_lock(&sm->lock);
 	for (int i = 0; i < NR_CURSEG_TYPE && !ret; i++)
 		ret = new_curseg_wait(sbi, i, true);
-	sm->nr_free = f2fs_count_free_segments(sbi);
+	sm->nr_free = f2fs_usable_free_segments(sbi);
+	pthread_mutex_unlock(&sm->lock);
+	return ret;
+}
+
+int f2fs_move_curseg(struct f2fs_sb_info *sbi, int type)
+{
+	struct f2fs_sm_info *sm = &sbi->sm;
+	int ret;
+
+	pthread_mutex_lock(&sm->lock);
+	ret = new_curseg_wait(sbi, type, true);
+	sm->nr_free = f2fs_usable_free_segments(sbi);
 	pthread_mutex_unlock(&sm->lock);
 	return ret;
 }

@@ -68,9 +68,51 @@ static void print_devices(const struct f2fs_sb_info *sbi, FILE *out)
 	for (unsigned int i = 0; i < sbi->ndevs; i++) {
 		const struct f2fs_devinfo *d = &sbi->devs[i];
 
-		fprintf(out, "    device %u        %s: %.1f MiB, blocks %u-%u (%u segments%s)\n", i,
+		fprintf(out, "    device %u        %s: %.1f MiB, blocks %u-%u (%u segments%s)%s\n", i,
 			d->path, d->size / 1048576.0, d->start_blk, d->end_blk,
-			le32(sbi->raw_super.devs[i].total_segments), i ? "" : " + metadata");
+			le32(sbi->raw_super.devs[i].total_segments), i ? "" : " + metadata",
+			sbi->zoned_devs & (1u << i) ? ", zoned" : "");
+	}
+}
+
+/*
+ * A zoned volume: the zone size (a section), which devices are zoned, and
+ * the write pointer of every zone that is not empty.
+ */
+static void print_zones(struct f2fs_sb_info *sbi, FILE *out)
+{
+	unsigned int secblks = sbi->segs_per_sec * sbi->blocks_per_seg, nz = 0, used = 0;
+
+	if (!sbi->zoned)
+		return;
+	for (unsigned int sec = 0; sec < sbi->main_segs / sbi->segs_per_sec; sec++) {
+		block_t blk = sbi->main_blkaddr + sec * secblks;
+
+		if (!f2fs_dev_zone_seq(&sbi->dev, blk))
+			continue;
+		nz++;
+		used += f2fs_dev_zone_wp(&sbi->dev, blk) != 0;
+	}
+	fprintf(out, "\nZones\n");
+	fprintf(out, "  zone size         %u blocks (%.1f MiB, one section), capacity %llu blocks\n",
+		secblks, secblks * (double)F2FS_BLKSIZE / 1048576.0,
+		(unsigned long long)sbi->zone_cap_blocks);
+	fprintf(out, "  zoned devices    ");
+	for (unsigned int i = 0; i < (sbi->ndevs ? sbi->ndevs : 1); i++)
+		if (sbi->zoned_devs & (1u << i))
+			fprintf(out, " %u (%s)", i, sbi->devs[i].path[0] ? sbi->devs[i].path :
+				sbi->opts.device);
+	fprintf(out, "\n  sequential zones  %u, %u not empty; writes are LFS only\n", nz, used);
+	for (unsigned int sec = 0; sec < sbi->main_segs / sbi->segs_per_sec; sec++) {
+		block_t blk = sbi->main_blkaddr + sec * secblks;
+		uint64_t wp;
+
+		if (!f2fs_dev_zone_seq(&sbi->dev, blk))
+			continue;
+		wp = f2fs_dev_zone_wp(&sbi->dev, blk);
+		if (wp)
+			fprintf(out, "  zone at block %-7u section %u, write pointer %llu%s\n", blk,
+				sec, (unsigned long long)wp, wp == secblks ? " (full)" : "");
 	}
 }
 
@@ -99,8 +141,9 @@ void uf2fs_print_info(struct uf2fs *fs, FILE *out)
 			(unsigned long long)(sbi->dev.base + sbi->dev.size));
 	fprintf(out, "Super block:        %s\n", sbi->valid_super_index ? "backup (primary invalid)"
 								  : "primary");
-	fprintf(out, "Layout:             %u-byte blocks, %s%s\n", F2FS_BLKSIZE,
+	fprintf(out, "Layout:             %u-byte blocks, %s%s%s\n", F2FS_BLKSIZE,
 		sbi->ndevs ? "multi-device" : "single device",
+		sbi->zoned ? ", zoned (blkzoned, mkfs.f2fs -m)" : "",
 		flags & CP_DISABLED_FLAG ? ", left with checkpoint=disable" : "");
 	if (f2fs_has_feature(sbi, F2FS_FEATURE_DEVICE_ALIAS))
 		fprintf(out, "                    device alias files (mkfs.f2fs -c dev@alias)\n");
@@ -151,6 +194,7 @@ void uf2fs_print_info(struct uf2fs *fs, FILE *out)
 		le32(cp->free_segment_count));
 	fprintf(out, "  overprovision     %u segments, reserved %u\n",
 		le32(cp->overprov_segment_count), le32(cp->rsvd_segment_count));
+	print_zones(sbi, out);
 }
 
 /// Stats ///
@@ -278,6 +322,12 @@ size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size)
 		       (unsigned long long)atomic_load(&st->flushes),
 		       (unsigned long long)atomic_load(&st->discards),
 		       (unsigned long long)atomic_load(&c->discard_waits));
+	if (sbi->zoned)
+		sprintf_append(&s, "  zoned: %llu writes (requests) into sequential zones, %llu refused (not at "
+			       "the write pointer), %llu zones reset\n",
+			       (unsigned long long)atomic_load(&st->zone_writes),
+			       (unsigned long long)atomic_load(&st->zone_refused),
+			       (unsigned long long)atomic_load(&st->zone_resets));
 	return s.len;
 }
 

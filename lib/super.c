@@ -113,10 +113,10 @@ const char *f2fs_feature_name(uint32_t bit)
  * f2fs has no compat/incompat split: every bit changes what a reader must
  * understand. The kernel knows the bits 0x1 to 0x10000 (F2FS_FEATURE_ENCRYPT
  * to F2FS_FEATURE_PACKED_SSA, fs/f2fs/f2fs.h and f2fs-tools' include/f2fs_fs.h),
- * all named above; a bit beyond them is refused by number. Of the known ones,
- * uf2fs refuses only the layout it cannot read yet, by name: zoned volumes. packed_ssa changes nothing with 4 KiB blocks (one
- * summary per block either way: f2fs-tools drops it there), and other block
- * sizes are refused with the super block's geometry.
+ * all named above; a bit beyond them is refused by number. The known ones are
+ * all taken (zoned volumes: lib/zoned.c). packed_ssa changes nothing with 4 KiB
+ * blocks (one summary per block either way: f2fs-tools drops it there), and
+ * other block sizes are refused with the super block's geometry.
  */
 static int check_features(struct f2fs_sb_info *sbi)
 {
@@ -130,10 +130,6 @@ static int check_features(struct f2fs_sb_info *sbi)
 					  "unknown incompatible feature bit 0x%x in the super block; "
 					  "refusing to mount", bit);
 	}
-	if (f & F2FS_FEATURE_BLKZONED)
-		return f2fs_error(sbi, EOPNOTSUPP,
-				  "feature \"blkzoned\" (a zoned volume, mkfs.f2fs -m) is not "
-				  "supported yet");
 	return 0;
 }
 
@@ -328,8 +324,10 @@ static int set_ipu_policy(struct f2fs_sb_info *sbi)
 				  (unsigned int)pol, (1u << F2FS_IPU_MAX) - 1);
 	if (f2fs_lfs_mode(sbi)) {
 		if (pol > 0)
-			return f2fs_error(sbi, EINVAL, "mode=lfs is not compatible with IPU "
-					  "(ipu_policy 0x%x)", (unsigned int)pol);
+			return f2fs_error(sbi, EINVAL, "%s is not compatible with IPU "
+					  "(ipu_policy 0x%x)", sbi->zoned ?
+					  "a zoned volume (LFS only, as Linux)" : "mode=lfs",
+					  (unsigned int)pol);
 		sbi->sm.ipu_policy = 0;
 		return 0;
 	}
@@ -407,6 +405,9 @@ static int mount_steps(struct f2fs_sb_info *sbi)
 	ret = f2fs_build_segment_manager(sbi);
 	if (ret)
 		return ret;
+	ret = f2fs_init_zones(sbi);
+	if (ret)
+		return ret;
 	ret = set_ipu_policy(sbi);
 	if (ret)
 		return ret;
@@ -454,7 +455,9 @@ static int mount_steps(struct f2fs_sb_info *sbi)
 		if (ret)
 			return ret;
 	}
-	ret = f2fs_cleanup_orphans(sbi);
+	ret = f2fs_fix_zoned_cursegs(sbi);
+	if (!ret)
+		ret = f2fs_cleanup_orphans(sbi);
 	if (!ret)
 		ret = f2fs_quota_repair(sbi, recovered);
 	if (!ret)

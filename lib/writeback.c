@@ -329,7 +329,8 @@ static bool is_quota_inode(struct f2fs_sb_info *sbi, const struct f2fs_inode_inf
 
 /*
  * f2fs_should_update_outplace: what is never updated in place. A pinned
- * file was checked when it was pinned. An image marked for fsck, LFS mode,
+ * file was checked when it was pinned (not on a zoned volume, where
+ * nothing is). An image marked for fsck, LFS mode,
  * directories and quota files (their blocks are the checkpoint's), and
  * atomic writes (the commit must be all or nothing) always move. uf2fs
  * writes no compressed cluster, so those never reach here with data.
@@ -337,6 +338,9 @@ static bool is_quota_inode(struct f2fs_sb_info *sbi, const struct f2fs_inode_inf
 static bool must_update_outplace(struct f2fs_sb_info *sbi, const struct f2fs_inode_info *fi,
 				 unsigned int flags)
 {
+	/* a sequential zone takes no overwrite, pinned file or not */
+	if (sbi->zoned)
+		return true;
 	if (fi->i_inline & F2FS_PIN_FILE)
 		return false;
 	if (le32(sbi->ckpt->ckpt_flags) & CP_FSCK_FLAG)
@@ -1042,6 +1046,9 @@ ssize_t f2fs_write_through(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 bool f2fs_write_through_ok(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, size_t len,
 			   uint64_t off)
 {
+	/* its blocks go out after the writepages lock: out of a zone's order */
+	if (sbi->zoned)
+		return false;
 	if (sbi->opts.dontcache <= 0 || !sbi->opts.write_through || len < WRITE_THROUGH_MIN ||
 	    (off | len) & (F2FS_BLKSIZE - 1))
 		return false;

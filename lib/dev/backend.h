@@ -42,4 +42,10 @@ bool dev_is_nbd_uri(const char *image);
 const char *dev_vm_format(const char *image, const struct uf2fs_options *opts);
 int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const char *format);
 
+/* zoned.c: the write-pointer rule (core.c's writes and discards) */
+int dev_zones_write(struct f2fs_dev *dev, uint64_t off, uint64_t len);
+int dev_zones_written(struct f2fs_dev *dev, uint64_t off, uint64_t len);
+int dev_zones_reset(struct f2fs_dev *dev, uint64_t off, uint64_t len);
+int dev_zones_discard(struct f2fs_dev *dev, uint64_t off, uint64_t len);
+
 #endif

@@ -92,6 +92,7 @@ void f2fs_dev_close(struct f2fs_dev *dev)
 	if (dev->ops)
 		dev->ops->close(dev);
 	dev->ops = NULL;
+	f2fs_dev_zones_free(dev);
 }
 
 int f2fs_dev_readv_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk)
@@ -127,9 +128,13 @@ static int dev_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, bl
 	if (off + bytes > dev->size)
 		return -ENOSPC;
 	ret = dev_account(dev, DEV_WRITE, bytes);
+	if (!ret && dev->zones)
+		ret = dev_zones_write(dev, off, bytes);
 	if (ret)
 		return ret;
 	ret = dev->ops->writev(dev, iov, cnt, dev->base + off);
+	if (!ret && dev->zones)
+		ret = dev_zones_written(dev, off, bytes);
 	/* counted once complete: a flush that starts after this covers it */
 	if (ordered)
 		atomic_fetch_add(&dev->order_gen, 1);
@@ -179,6 +184,14 @@ int f2fs_dev_discard(struct f2fs_dev *dev, block_t blk, uint64_t nr)
 	if (dev->discard_hook)
 		dev->discard_hook(dev->discard_hook_arg, blk, nr);
 	/* advisory: a device that cannot discard loses nothing */
-	dev->ops->discard(dev, dev->base + off, len);
+	if (!dev->zones || !dev_zones_discard(dev, off, len))
+		dev->ops->discard(dev, dev->base + off, len);
 	return 0;
+}
+
+int f2fs_dev_zone_reset(struct f2fs_dev *dev, block_t blk, uint64_t nr)
+{
+	if (dev->read_only || !dev->zones)
+		return dev->read_only ? -EROFS : -EINVAL;
+	return dev_zones_reset(dev, (uint64_t)blk << dev->blkbits, nr << dev->blkbits);
 }

@@ -28,9 +28,12 @@ struct f2fs_dev_stats {
 	atomic_uint_fast64_t hist[DEV_NR_DIR][DEV_HIST_BUCKETS];
 	atomic_uint_fast64_t flushes;
 	atomic_uint_fast64_t discards;
+	/* sequential zones (zoned.c): writes into them, writes refused, zones reset */
+	atomic_uint_fast64_t zone_writes, zone_refused, zone_resets;
 };
 
 struct f2fs_dev;
+struct f2fs_dev_zones;
 
 struct f2fs_dev_ops {
 	int (*readv)(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off);
@@ -75,6 +78,7 @@ struct f2fs_dev {
 	uint64_t nr_writes, cut_at;
 	bool cut, tear;
 	pthread_mutex_t pc_lock;
+	struct f2fs_dev_zones *zones;		/* sequential zones of the volume (zoned.c) */
 	uf2fs_discard_hook_t discard_hook;	/* tests: see uf2fs_test_discard_hook */
 	void *discard_hook_arg;
 };
@@ -117,5 +121,34 @@ int f2fs_dev_multi_add(struct f2fs_dev *dev, const char *path, uint64_t bytes,
 		       const struct uf2fs_options *opts, struct f2fs_dev **member);
 /* Member i of a multi-device volume, NULL past the last or on a single device. */
 struct f2fs_dev *f2fs_dev_multi_member(struct f2fs_dev *dev, unsigned int i);
+
+/*
+ * Zoned devices (zoned.c). The kernel's zone ioctls on a block device:
+ * its zone size (0: not zoned), and a report of up to nr zones from byte
+ * off (the number reported, or -errno).
+ */
+struct f2fs_dev_zone_info {
+	uint64_t start, len, cap, wp;	/* bytes; wp relative to start */
+	bool seq;			/* sequential write required */
+};
+int f2fs_dev_zone_bytes(struct f2fs_dev *dev, uint64_t *bytes);
+int f2fs_dev_report_zones(struct f2fs_dev *dev, uint64_t off, struct f2fs_dev_zone_info *out,
+			  unsigned int nr);
+/*
+ * The volume's sequential zones: [start, start + len) of the volume's bytes
+ * is whole zones of zone_bytes (capacity cap_bytes) on member, at
+ * member_off there. Writes into them must then start at the zone's write
+ * pointer (else EIO, as the device would); a discard of a whole zone or
+ * f2fs_dev_zone_reset sets it back to the start.
+ */
+int f2fs_dev_zones_add(struct f2fs_dev *dev, uint64_t start, uint64_t len, uint64_t zone_bytes,
+		       uint64_t cap_bytes, struct f2fs_dev *member, uint64_t member_off);
+void f2fs_dev_zones_free(struct f2fs_dev *dev);
+bool f2fs_dev_zone_seq(struct f2fs_dev *dev, block_t blk);
+/* The write pointer of the zone holding blk, in blocks from its start; setting it. */
+uint64_t f2fs_dev_zone_wp(struct f2fs_dev *dev, block_t blk);
+void f2fs_dev_zone_set_wp(struct f2fs_dev *dev, block_t blk, uint64_t nr_written);
+/* Reset the whole zones of nr blocks from blk. */
+int f2fs_dev_zone_reset(struct f2fs_dev *dev, block_t blk, uint64_t nr);
 
 #endif

@@ -13,7 +13,7 @@
 #   /bin/gh        tests/compat/guest-helper.c, static (xattrs, flags, manifest...)
 #   /bin/powercut  prints a marker and resets the machine at once (sysrq b): no
 #                  sync, no unmount, no clean exit. Use it to end a power-cut run.
-#   /in            a copy of $QEMU_IN, if set
+#   /in            a copy of $QEMU_IN, if set (qemu_host_tool puts host programs there)
 # qemu_run returns the script's exit status, or 0 when the script ended with
 # powercut, 124 on timeout, 99 when the guest died without either. The guest's
 # part of the console is printed on stdout; on failure the last lines of the
@@ -25,6 +25,10 @@
 #                version and by the contents of this file and the helper.
 #   QEMU_IN      directory copied into the guest as /in
 #   QEMU_EXTRA   more raw images, attached after OUT_FILE (/dev/vdc, ...)
+#   QEMU_ZNS     FILE:ZONE_SIZE[:ZONE_CAPACITY] (QEMU sizes: 4M ...): FILE becomes
+#                an NVMe ZNS namespace, the host-managed zoned /dev/nvme0n1
+#                (QEMU keeps no write pointers across runs: every zone is empty
+#                at the next boot)
 #   QEMU_CACHE   QEMU cache mode for the disks (default writeback, see below)
 #   QEMU_LOG     keep the full console log in this file
 #   QEMU_APPEND  extra kernel command line
@@ -45,7 +49,7 @@ _qemu_top=$(cd "$_qemu_dir/../.." && pwd)
 # tree; their dependencies are added and ordered from `modinfo -F depends`
 # and the softdep "pre:" lists.
 QEMU_MODULES=${QEMU_MODULES:-"crc32_generic crc32c_generic libcrc32c lz4_compress lz4hc_compress
-	zstd_compress quota_tree quota_v2 f2fs virtio_pci virtio_blk"}
+	zstd_compress quota_tree quota_v2 f2fs virtio_pci virtio_blk nvme"}
 
 qemu_kernel() {
 	local k
@@ -154,6 +158,27 @@ EOF
 	[ -s "$out" ] && echo "$out"
 }
 
+# qemu_host_tool DIR TOOL...: copy host programs (e.g. mkfs.f2fs, blkzone, or
+# a path such as build/uf2fs) and
+# the shared libraries they need into DIR (use it as QEMU_IN), each run in the
+# guest as /in/TOOL through the copied dynamic loader: the guest has no libc.
+qemu_host_tool() {
+	local dir=$1 t p l
+	shift
+	mkdir -p "$dir/lib" "$dir/bin"
+	for t in "$@"; do
+		p=$(command -v "$t") || { echo "qemu.sh: no $t on the host" >&2; return 1; }
+		t=$(basename "$t")
+		cp "$p" "$dir/bin/$t"
+		for l in $(ldd "$p" | awk '/=>/ { print $3 } /ld-linux/ { print $1 }'); do
+			[ -e "$dir/lib/$(basename "$l")" ] || cp -L "$l" "$dir/lib/"
+		done
+		printf '#!/bin/sh\nexec /in/lib/%s --library-path /in/lib /in/bin/%s "$@"\n' \
+			"$(basename "$(ldd "$p" | awk '/ld-linux/ { print $1 }')")" "$t" >"$dir/$t"
+		chmod +x "$dir/$t"
+	done
+}
+
 qemu_run() {
 	local img=${1:-} script=${2:-} outf=${3:-} tmo=${4:-300}
 	local k base work log rc drives
@@ -174,6 +199,13 @@ qemu_run() {
 	fi
 	local e
 	for e in ${QEMU_EXTRA:-}; do drives+=(-drive "file=$e,format=raw,if=virtio,cache=$cache"); done
+	if [ -n "${QEMU_ZNS:-}" ]; then
+		local zf zs zc
+		IFS=: read -r zf zs zc <<<"$QEMU_ZNS"
+		drives+=(-drive "file=$zf,id=zns0,format=raw,if=none,cache=$cache"
+			 -device nvme,id=nvme0,serial=zns0
+			 -device "nvme-ns,drive=zns0,bus=nvme0,nsid=1,zoned=true,zoned.zone_size=$zs,zoned.zone_capacity=${zc:-0}")
+	fi
 	log=${QEMU_LOG:-$work/console.log}
 	timeout -k 5 "$tmo" qemu-system-x86_64 -nodefaults -no-user-config \
 		-accel tcg,thread=multi -cpu max -m 1024 -smp 2 \

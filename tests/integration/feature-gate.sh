@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The feature gate: every super block feature bit Linux knows (0x1 to 0x10000)
-# is either handled or refused by name with what is not supported yet; a bit
-# no Linux knows is refused by number. On a copy of a fresh image (no
-# sb_checksum, so both super blocks can be patched in place):
-#   blkzoned                    refused by name, "not supported yet", untouched
+# is handled; a bit no Linux knows is refused by number. On a copy of a fresh
+# image (no sb_checksum, so both super blocks can be patched in place):
+#   blkzoned                    on a single image file: refused, naming why (a
+#                               file cannot say which zones are sequential; the
+#                               zoned volumes uf2fs takes: zoned.sh), untouched
 #                               (device_alias is read: device-alias.sh)
 #   0x20000, 0x80000000         refused as unknown, by number, untouched
 #   packed_ssa                  accepted with 4 KiB blocks (it changes nothing
@@ -49,7 +50,7 @@ refused() {
 	mentions "$OUT" "$re" || fail "bits $bits: message"
 	[ "$(sha256sum <"$img")" = "$sum" ] || fail "bits $bits: image changed"
 }
-refused 0x2 'blkzoned.*not supported yet'
+refused 0x2 'blkzoned.*single device that is not a zoned block device'
 refused 0x20000 'unknown incompatible feature bit 0x20000'
 refused 0x80000000 'unknown incompatible feature bit 0x80000000'
 
@@ -57,4 +58,4 @@ with_bits 0x10000 "$TMP/packed.img"
 "$UF2FS" info "$TMP/packed.img" | grep -q '^Features: .*packed_ssa' || fail "packed_ssa not listed"
 "$UF2FS" put "$TMP/packed.img" "$BASE.mkfs.log" /x || fail "packed_ssa: put"
 "$UF2FS" cat "$TMP/packed.img" /x | cmp - "$BASE.mkfs.log" || fail "packed_ssa: read back"
-pass "feature gate: unknown bits refused by number, zoned by name, packed_ssa read"
+pass "feature gate: unknown bits refused by number, blkzoned on a plain file named, packed_ssa read"
