@@ -10,7 +10,9 @@
  *
  * The metadata lives past EOF, where the folio cache shows zeroes; so it is
  * read and written here block by block through the block map and the device,
- * never through the cache.
+ * never through the cache. A compressed file needs no special case: as in
+ * Linux, only clusters wholly within EOF are ever compressed, so the blocks
+ * past EOF are plain blocks of raw clusters (docs/verity.md).
  */
 #include <linux/fsverity.h>
 #include <stdlib.h>
@@ -119,9 +121,6 @@ static int f2fs_get_verity_descriptor(void *fs, struct fsverity_inode *inode, vo
 	struct f2fs_verity_dloc dloc;
 	int ret;
 
-	if (f2fs_is_compressed(fi))
-		return f2fs_error(fs, EOPNOTSUPP, "inode %u: fs-verity on a compressed file is "
-				  "not supported", fi->ino);
 	/* the tree and descriptor are encrypted as the data: no key, no verity (ENOKEY) */
 	if (f2fs_encrypted_file(fi)) {
 		ret = fscrypt_prepare(SBI(fs)->keyring, &fi->fscrypt);
@@ -489,9 +488,6 @@ static int enable_checks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 		return -EEXIST;
 	if (fi->atomic)
 		return -EOPNOTSUPP;
-	if (f2fs_is_compressed(fi))
-		return f2fs_error(sbi, EOPNOTSUPP, "inode %u: fs-verity on a compressed file is "
-				  "not supported by uf2fs", fi->ino);
 	/* the file was opened for writing: fscrypt_file_open wants the key */
 	return f2fs_encrypted_file(fi) ? fscrypt_prepare(sbi->keyring, &fi->fscrypt) : 0;
 }
