@@ -492,6 +492,26 @@ static int enable_checks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 	return f2fs_encrypted_file(fi) ? fscrypt_prepare(sbi->keyring, &fi->fscrypt) : 0;
 }
 
+/* inode_permission(MAY_WRITE) by the mode bits, with root's override */
+static int caller_may_write(struct f2fs_sb_info *sbi, uint32_t ino,
+			    const struct uf2fs_verity_arg *arg)
+{
+	struct f2fs_inode_info *fi;
+	uint32_t bit;
+
+	if (!arg->check_caller)
+		return 0;
+	pthread_rwlock_rdlock(&sbi->cp_rwsem);
+	fi = ino < F2FS_RESERVED_NODE_NUM ? ERR_PTR(-ENOENT) : f2fs_iget(sbi, ino);
+	pthread_rwlock_unlock(&sbi->cp_rwsem);
+	if (IS_ERR(fi))
+		return PTR_ERR(fi);
+	bit = arg->caller_uid == fi->uid ? S_IWUSR : arg->caller_gid == fi->gid ? S_IWGRP : S_IWOTH;
+	bit = arg->caller_uid == 0 || (fi->mode & bit) ? 0 : EACCES;
+	f2fs_iput(sbi, fi);
+	return -(int)bit;
+}
+
 int uf2fs_enable_verity(struct uf2fs *fs, uint32_t ino, const struct uf2fs_verity_arg *arg)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
@@ -507,6 +527,9 @@ int uf2fs_enable_verity(struct uf2fs *fs, uint32_t ino, const struct uf2fs_verit
 		return -EMSGSIZE;
 	if ((arg->salt_size && !arg->salt) || (arg->sig_size && !arg->sig))
 		return -EFAULT;
+	ret = caller_may_write(sbi, ino, arg);
+	if (ret)
+		return ret;
 	if (sbi->opts.read_only)
 		return -EROFS;
 	fi = ino < F2FS_RESERVED_NODE_NUM ? ERR_PTR(-ENOENT) : f2fs_iget(sbi, ino);
