@@ -297,6 +297,22 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 			opts->keyfile = strdup(val);	/* the mount names the error */
 		return opts->keyfile ? 1 : -ENOMEM;
 	}
+	if (klen == 11 && !strncmp(opt, "verity_cert", klen)) {
+		const char **v;
+
+		if (!val || !*val)
+			return cli_bad_value("verity_cert", "", "a PEM file");
+		v = realloc((void *)opts->verity_certs,
+			    (opts->nr_verity_certs + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		opts->verity_certs = v;
+		/* read at mount time, maybe after a daemon changed to "/" */
+		v[opts->nr_verity_certs] = realpath(val, NULL);
+		if (!v[opts->nr_verity_certs])
+			v[opts->nr_verity_certs] = strdup(val);	/* the mount names the error */
+		return v[opts->nr_verity_certs++] ? 1 : -ENOMEM;
+	}
 	if (klen == 9 && !strncmp(opt, "partition", klen)) {
 		if (!val || !*val)
 			return cli_bad_value("partition", "", "a GPT name or a partition number");

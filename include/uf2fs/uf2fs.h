@@ -105,6 +105,15 @@ struct uf2fs_options {
 	 */
 	const char *keyfile;
 	/*
+	 * PEM files of X.509 certificates for fs-verity's builtin signatures
+	 * (Linux's ".fs-verity" keyring): with any, a verity file whose
+	 * descriptor holds a signature opens, and enable with a signature
+	 * succeeds, only if it verifies (EBADMSG, ENOKEY, EKEYREJECTED); a file
+	 * without one is accepted (require_signatures=0). None: not checked.
+	 */
+	const char *const *verity_certs;
+	unsigned int nr_verity_certs;
+	/*
 	 * The f2fs volume is one partition of the disk (image, block device,
 	 * ...): a GPT partition by name or number, or an MBR one by number,
 	 * found with libblkid. NULL: the whole disk.
@@ -433,7 +442,7 @@ int uf2fs_gc(struct uf2fs *fs, bool sync);
 /*
  * fs-verity (lib/verity.c), as Linux f2fs keeps it. Enable: FS_IOC_ENABLE_VERITY
  * (hash FS_VERITY_HASH_ALG_SHA256/_SHA512, block_size 1024 to 4096, salt up to 32
- * bytes, an optional signature stored unchecked). Measure: the file digest
+ * bytes, an optional signature, checked against the verity_cert= certificates if any). Measure: the file digest
  * (up to 64 bytes), -ENODATA for a file without verity. Read metadata:
  * FS_IOC_READ_VERITY_METADATA's types, bytes copied from off. Every read of
  * a verity file is checked against its tree (-EIO on a mismatch).
