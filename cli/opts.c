@@ -361,6 +361,18 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 	return 0;
 }
 
+void cli_free_lib_options(struct uf2fs_options *opts)
+{
+	for (unsigned int i = 0; i < opts->nr_verity_certs; i++)
+		free((char *)opts->verity_certs[i]);
+	free((void *)opts->verity_certs);
+	free((char *)opts->keyfile);
+	free((char *)opts->partition);
+	opts->verity_certs = NULL;
+	opts->nr_verity_certs = 0;
+	opts->keyfile = opts->partition = NULL;
+}
+
 int cli_apply_lib_options(struct uf2fs_options *opts, const char *list)
 {
 	char *copy = strdup(list);
