@@ -297,6 +297,10 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 			opts->keyfile = strdup(val);	/* the mount names the error */
 		return opts->keyfile ? 1 : -ENOMEM;
 	}
+	if (!strcmp(opt, "verity_require_signatures")) {
+		opts->verity_require_signatures = true;
+		return 1;
+	}
 	if (klen == 11 && !strncmp(opt, "verity_cert", klen)) {
 		const char **v;
 

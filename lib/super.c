@@ -495,6 +495,7 @@ int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out)
 	ret = f2fs_fscrypt_init(sbi);
 	if (!ret && opts->keyfile)
 		ret = fscrypt_load_keyfile(sbi->keyring, opts->keyfile);
+	sbi->verity.require_signatures = opts->verity_require_signatures;
 	for (unsigned int i = 0; !ret && i < opts->nr_verity_certs; i++) {
 		ret = fsverity_add_certs(&sbi->verity, opts->verity_certs[i]);
 		if (ret)

@@ -114,6 +114,11 @@ struct uf2fs_options {
 	const char *const *verity_certs;
 	unsigned int nr_verity_certs;
 	/*
+	 * fs.verity.require_signatures=1: a verity file without a signature
+	 * does not open, and enable without one fails (EPERM).
+	 */
+	bool verity_require_signatures;
+	/*
 	 * The f2fs volume is one partition of the disk (image, block device,
 	 * ...): a GPT partition by name or number, or an MBR one by number,
 	 * found with libblkid. NULL: the whole disk.

@@ -158,6 +158,7 @@ struct fsverity_sb {
 	void *fs;
 	/* STACK_OF(X509) *: the ".fs-verity" keyring; NULL: signatures unchecked */
 	void *certs;
+	bool require_signatures;	/* unsigned files refused (EPERM) */
 };
 
 /*

@@ -10,7 +10,8 @@
  * are not checked at all, as in a kernel built without the option. The
  * PKCS#7 work is OpenSSL's; the errors are the kernel's: EBADMSG for a
  * malformed signature, ENOKEY when no certificate matches its signer,
- * EKEYREJECTED when it does not verify.
+ * EKEYREJECTED when it does not verify; with require_signatures, EPERM for
+ * a file without a signature.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -81,7 +82,7 @@ static int check_pkcs7(STACK_OF(X509) *certs, const uint8_t *sig, size_t sig_siz
 		goto out;
 	}
 	/* the trust is the keyring's: a signer among the given certificates */
-	signers = PKCS7_get0_signers(p7, certs, flags);
+	signers = certs ? PKCS7_get0_signers(p7, certs, flags) : NULL;
 	if (!signers) {
 		ret = -ENOKEY;
 		goto out;
@@ -106,7 +107,11 @@ int fsverity_verify_signature(const struct fsverity_sb *vsb, const struct verity
 	uint8_t msg[FORMATTED_HDR + VERITY_MAX_DIGEST];
 	int ret;
 
-	if (!vsb->certs || !sig_size)
+	if (!sig_size && vsb->require_signatures)
+		return fsverity_err(vsb, EPERM, "inode %u: require_signatures: an unsigned "
+				    "file is refused", ino);
+	/* no certificate: unchecked, unless signatures are required (an empty keyring) */
+	if (!sig_size || (!vsb->certs && !vsb->require_signatures))
 		return 0;
 	memcpy(msg, FORMATTED_MAGIC, 8);
 	verity_put_le16(msg + 8, (uint16_t)p->alg);

@@ -14,6 +14,9 @@
 # (c) uf2fs with -o verity_cert=A gives, file by file, the same result for
 #     every read as Linux, measures ls1 as `fsverity digest`, and refuses
 #     the same enables with the same errors.
+# (d) fs.verity.require_signatures=1 in Linux and verity_require_signatures
+#     in uf2fs: the unsigned file fails to open (EPERM) in both, the signed
+#     one opens, an unsigned enable fails (EPERM) in both.
 # fsck.f2fs -f clean after each side.
 #
 # Env: BUILD, UF2FS, TOP (from make check); KEEP_TMP=1.
@@ -40,7 +43,9 @@ ls1 A
 lB B
 lbad bad
 uB B
-ubad2 bad"
+ubad2 bad
+lreq -
+ureq -"
 while read -r f k; do
 	head -c $((50000 + RANDOM)) /dev/urandom >"$IN/$f"
 	[ "$k" = - ] && continue
@@ -52,6 +57,7 @@ while read -r f k; do
 b[-7] ^= 1; open(p, "wb").write(b)' "$IN/$f.sig"
 done <<<"$FILES"
 
+: >"$IN/empty.sig"	# sig_size 0: an unsigned enable that reports its errno
 rm -f "$IMG"
 truncate -s 64M "$IMG"
 "$MKFS_F2FS" -f -q -O extra_attr,verity "$IMG" >/dev/null || fail "mkfs.f2fs -O verity"
@@ -78,6 +84,11 @@ for f in ls1 lB lbad; do echo "enable $f $(gh verity-sign-enable /mnt/$f /in/$f.
 echo "read ls1 $(gh read-errno /mnt/ls1)"
 echo "measure ls1 $(gh verity-measure /mnt/ls1)"
 umount /mnt
+echo 1 > /proc/sys/fs/verity/require_signatures || echo "GUEST: no require_signatures"
+mount -t f2fs /dev/vda /mnt || { echo "GUEST: remount failed"; exit 1; }
+for f in uuns us1; do echo "reqread $f $(gh read-errno /mnt/$f)"; done
+echo "reqenable lreq $(gh verity-sign-enable /mnt/lreq /in/empty.sig)"
+umount /mnt
 dmesg | grep -i verity
 dmesg_clean || rc=1
 exit $rc
@@ -86,7 +97,7 @@ EOF
 QEMU_IN=$IN qemu_run "$IMG" "$TMP/guest.sh" "" 300 >"$TMP/guest.console" ||
 	{ tail -30 "$TMP/guest.console" >&2; fail "guest failed"; }
 guest_console_ok "$TMP/guest.console" || fail "guest: checks failed"
-grep -E '^(read|enable|measure) ' "$TMP/guest.console" >"$TMP/linux" || true
+grep -E '^(read|enable|measure|reqread|reqenable) ' "$TMP/guest.console" >"$TMP/linux" || true
 cat "$TMP/linux"
 want="read us1 0
 read us2 $ENOKEY
@@ -95,7 +106,10 @@ read uuns 0
 enable ls1 0
 enable lB $ENOKEY
 enable lbad $EKEYREJECTED
-read ls1 0"
+read ls1 0
+reqread uuns 1
+reqread us1 0
+reqenable lreq 1"
 [ "$(grep -v '^measure' "$TMP/linux")" = "$want" ] ||
 	fail "Linux's results differ from the expected ones (ENOKEY $ENOKEY, EKEYREJECTED $EKEYREJECTED)"
 digest=$(fsverity digest "$IN/ls1" | cut -d' ' -f1)
@@ -136,6 +150,17 @@ for f in ("uB", "ubad2"):
 EOF
 [ "$(cat "$TMP/uf2fs-enable")" = "uB $ENOKEY
 ubad2 $EKEYREJECTED" ] || fail "uf2fs's enables: $(cat "$TMP/uf2fs-enable")"
+umount_uf2fs "$M" || fail "unmount"
+step "(d) require_signatures"
+mount_uf2fs "$IMG" "$M" "rw,verity_require_signatures,verity_cert=$TMP/A.pem" ||
+	fail "mount with require_signatures"
+for f in uuns us1; do
+	l=$(grep "^reqread $f " "$TMP/linux" | cut -d' ' -f3)
+	u=$(read_errno "$M/$f")
+	[ "$u" = "$l" ] || fail "$f under require_signatures: uf2fs errno $u, Linux $l"
+done
+u=$(fsverity enable "$M/ureq" 2>&1) && fail "uf2fs enabled an unsigned file under require"
+grep -q "Operation not permitted" <<<"$u" || fail "unsigned enable under require: '$u'"
 umount_uf2fs "$M" || fail "unmount"
 fsck_clean "$IMG" || fail "fsck at the end"
 log "Linux and uf2fs agree on every signed file: reads, digest, refused enables"

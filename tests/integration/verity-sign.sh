@@ -12,6 +12,8 @@
 # - with verity_cert=A,verity_cert=B: s2 reads too.
 # - enable with B's signature under verity_cert=A fails (ENOKEY) and leaves
 #   the file writable, without verity; with A's signature it works.
+# - verity_require_signatures: u fails to open (EPERM), an unsigned enable
+#   fails and rolls back; without any certificate s1 fails too (ENOKEY).
 # - a verity_cert file that holds no certificate fails the mount clearly.
 # fsck.f2fs -f clean at the end.
 set -u
@@ -57,7 +59,7 @@ umount_uf2fs "$MNT" || fail "unmount"
 
 expect_open() { # file errno-text
 	local out
-	out=$(cat "$MNT/$1" 2>&1 >/dev/null) && fail "$1 opened under verity_cert=A"
+	out=$(cat "$MNT/$1" 2>&1 >/dev/null) && fail "$1 opened"
 	grep -q "$2" <<<"$out" || fail "$1: '$out', want '$2'"
 }
 
@@ -94,6 +96,22 @@ echo x >>"$MNT/late" || fail "the file is not writable after the refused enable"
 truncate -s "$(stat -c %s "$SRC/late")" "$MNT/late"
 fsverity enable --signature="$TMP/late.A.sig" "$MNT/late" || fail "enable with A's signature"
 cmp "$MNT/late" "$SRC/late" || fail "late reads wrong"
+umount_uf2fs "$MNT" || fail "unmount"
+
+step "verity_require_signatures"
+mount_uf2fs "$IMG" "$MNT" "rw,verity_require_signatures,verity_cert=$TMP/A.pem" ||
+	fail "mount with require_signatures"
+cmp "$MNT/s1" "$SRC/s1" || fail "s1 (signed by A) does not read under require_signatures"
+expect_open u "Operation not permitted"
+head -c 5000 /dev/urandom >"$MNT/u2"
+out=$(fsverity enable "$MNT/u2" 2>&1) && fail "an unsigned enable under require_signatures"
+grep -q "Operation not permitted" <<<"$out" || fail "unsigned enable: '$out', want EPERM"
+lsattr "$MNT/u2" | grep -q '^[^ ]*V' && fail "the refused enable left the verity flag"
+umount_uf2fs "$MNT" || fail "unmount"
+# no certificate at all: an empty keyring, so a signed file has no signer (ENOKEY)
+mount_uf2fs "$IMG" "$MNT" "ro,verity_require_signatures" || fail "mount, require without certs"
+expect_open s1 "Required key not available"
+expect_open u "Operation not permitted"
 umount_uf2fs "$MNT" || fail "unmount"
 
 step "a bad verity_cert file"
