@@ -57,7 +57,12 @@ static struct fake_inode *FI(const struct fscrypt_inode *i)
 static uint32_t f_ino(const struct fscrypt_inode *i) { (void)i; return INO; }
 static uint32_t f_mode(const struct fscrypt_inode *i) { (void)i; return S_IFREG | 0644; }
 static bool f_is_encrypted(const struct fscrypt_inode *i) { (void)i; return true; }
-static bool f_casefolded(void *fs, const struct fscrypt_inode *d) { (void)fs; (void)d; return false; }
+static bool f_casefolded(void *fs, const struct fscrypt_inode *d)
+{
+	(void)fs;
+	(void)d;
+	return false;
+}
 
 static ssize_t f_get_context(void *fs, struct fscrypt_inode *i, void *ctx, size_t len)
 {
