@@ -310,6 +310,26 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 			opts->keyfile = strdup(val);	/* the mount names the error */
 		return opts->keyfile ? 1 : -ENOMEM;
 	}
+	if (!strcmp(opt, "verity_require_signatures")) {
+		opts->verity_require_signatures = true;
+		return 1;
+	}
+	if (klen == 11 && !strncmp(opt, "verity_cert", klen)) {
+		const char **v;
+
+		if (!val || !*val)
+			return cli_bad_value("verity_cert", "", "a PEM file");
+		v = realloc((void *)opts->verity_certs,
+			    (opts->nr_verity_certs + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		opts->verity_certs = v;
+		/* read at mount time, maybe after a daemon changed to "/" */
+		v[opts->nr_verity_certs] = realpath(val, NULL);
+		if (!v[opts->nr_verity_certs])
+			v[opts->nr_verity_certs] = strdup(val);	/* the mount names the error */
+		return v[opts->nr_verity_certs++] ? 1 : -ENOMEM;
+	}
 	if (klen == 9 && !strncmp(opt, "partition", klen)) {
 		if (!val || !*val)
 			return cli_bad_value("partition", "", "a GPT name or a partition number");
@@ -360,6 +380,18 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 		return 1;
 	}
 	return 0;
+}
+
+void cli_free_lib_options(struct uf2fs_options *opts)
+{
+	for (unsigned int i = 0; i < opts->nr_verity_certs; i++)
+		free((char *)opts->verity_certs[i]);
+	free((void *)opts->verity_certs);
+	free((char *)opts->keyfile);
+	free((char *)opts->partition);
+	opts->verity_certs = NULL;
+	opts->nr_verity_certs = 0;
+	opts->keyfile = opts->partition = NULL;
 }
 
 int cli_apply_lib_options(struct uf2fs_options *opts, const char *list)

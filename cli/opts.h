@@ -67,6 +67,9 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt);
  */
 int cli_apply_lib_options(struct uf2fs_options *opts, const char *list);
 
+/* Free the strings the options above allocated (keyfile, partition, verity_cert). */
+void cli_free_lib_options(struct uf2fs_options *opts);
+
 /*
  * Mount IMAGE with opts (already holding any -o options, and read_only as the
  * caller wants it: uf2fs_default_options makes it read-only), as every front

@@ -112,69 +112,26 @@ static void fuse_ioctl_setflags(fuse_req_t req, fuse_ino_t ino, const void *in_b
 	fuse_ioctl_set_done(req, u, ino, ret);
 }
 
-/*
- * The flags that both forms carry, as fileattr_fill_flags() pairs them, less
- * DAX: f2fs keeps no DAX flag, so FSSETXATTR with it is EOPNOTSUPP as in Linux.
- */
-static const struct {
-	uint32_t fl, xflag;
-} fuse_xflags[] = {
-	{ FS_SYNC_FL,		FS_XFLAG_SYNC },
-	{ FS_IMMUTABLE_FL,	FS_XFLAG_IMMUTABLE },
-	{ FS_APPEND_FL,		FS_XFLAG_APPEND },
-	{ FS_NODUMP_FL,		FS_XFLAG_NODUMP },
-	{ FS_NOATIME_FL,	FS_XFLAG_NOATIME },
-	{ FS_PROJINHERIT_FL,	FS_XFLAG_PROJINHERIT },
-};
-
-#define FUSE_NR_XFLAGS	(sizeof(fuse_xflags) / sizeof(fuse_xflags[0]))
-
-static uint32_t fuse_flags_to_xflags(uint32_t flags)
-{
-	uint32_t xflags = 0;
-	size_t i;
-
-	for (i = 0; i < FUSE_NR_XFLAGS; i++)
-		if (flags & fuse_xflags[i].fl)
-			xflags |= fuse_xflags[i].xflag;
-	return xflags;
-}
-
-/* The FS_*_FL bits xflags can express are replaced; the rest are kept. */
-static uint32_t fuse_apply_xflags(uint32_t flags, uint32_t xflags)
-{
-	size_t i;
-
-	for (i = 0; i < FUSE_NR_XFLAGS; i++) {
-		flags &= ~fuse_xflags[i].fl;
-		if (xflags & fuse_xflags[i].xflag)
-			flags |= fuse_xflags[i].fl;
-	}
-	return flags;
-}
-
 static void fuse_ioctl_fsgetxattr(fuse_req_t req, uint32_t ino, size_t out_bufsz)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
+	struct uf2fs_fsxattr x;
 	struct fsxattr fsx = { 0 };
-	uint32_t flags;
 	int ret;
 
 	if (out_bufsz < sizeof(fsx)) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
-	ret = uf2fs_get_flags(u->fs, ino, &flags);
+	ret = uf2fs_fsgetxattr(u->fs, ino, &x);
 	if (ret < 0) {
 		fuse_op_error(req, ret);
 		return;
 	}
-	fsx.fsx_xflags = fuse_flags_to_xflags(flags);
-	ret = uf2fs_get_projid(u->fs, ino, &fsx.fsx_projid);
-	if (ret < 0) {
-		fuse_op_error(req, ret);
-		return;
-	}
+	fsx.fsx_xflags = x.xflags;
+	fsx.fsx_extsize = x.extsize;
+	fsx.fsx_projid = x.projid;
+	fsx.fsx_cowextsize = x.cowextsize;
 	fuse_reply_ioctl(req, 0, &fsx, sizeof(fsx));
 }
 
@@ -182,9 +139,8 @@ static void fuse_ioctl_fssetxattr(fuse_req_t req, fuse_ino_t ino, const void *in
 				  size_t in_bufsz)
 {
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
-	uint32_t f2fs_ino = fuse_ino_to_f2fs(u, ino);
 	struct fsxattr fsx;
-	uint32_t flags;
+	struct uf2fs_fsxattr x;
 	int ret;
 
 	if (fuse_uf2fs_refuse_ro(req, u))
@@ -194,18 +150,10 @@ static void fuse_ioctl_fssetxattr(fuse_req_t req, fuse_ino_t ino, const void *in
 		return;
 	}
 	memcpy(&fsx, in_buf, sizeof(fsx));
-	if (fsx.fsx_extsize || fsx.fsx_cowextsize ||
-	    (fsx.fsx_xflags & ~fuse_flags_to_xflags(~0u))) {
-		fuse_reply_err(req, EOPNOTSUPP);
-		return;
-	}
-	/* as f2fs_fileattr_set: the project ID first, then the flags */
-	uf2fs_quota_caller(fuse_req_ctx(req)->uid);
-	ret = uf2fs_set_projid(u->fs, f2fs_ino, fsx.fsx_projid);
-	if (ret == 0)
-		ret = uf2fs_get_flags(u->fs, f2fs_ino, &flags);
-	if (ret == 0)
-		ret = uf2fs_set_flags(u->fs, f2fs_ino, fuse_apply_xflags(flags, fsx.fsx_xflags));
+	x = (struct uf2fs_fsxattr){ .xflags = fsx.fsx_xflags, .extsize = fsx.fsx_extsize,
+				    .projid = fsx.fsx_projid, .cowextsize = fsx.fsx_cowextsize };
+	uf2fs_quota_caller(fuse_req_ctx(req)->uid);	/* a project change past a limit */
+	ret = uf2fs_fssetxattr(u->fs, fuse_ino_to_f2fs(u, ino), &x);
 	fuse_ioctl_set_done(req, u, ino, ret);
 }
 
@@ -398,13 +346,7 @@ static void fuse_ioctl_quota(fuse_req_t req, unsigned int cmd, const void *in_bu
 	}
 	memcpy(&q, in_buf, sizeof(q));
 	if (cmd == UF2FS_IOC_SETQUOTA) {
-		/* quotactl's Q_SETQUOTA and Q_SETINFO need CAP_SYS_ADMIN */
-		if (fuse_req_ctx(req)->uid != 0) {
-			fuse_reply_err(req, EPERM);
-			return;
-		}
-		if (fuse_uf2fs_refuse_ro(req, u))
-			return;
+		uf2fs_quota_caller(fuse_req_ctx(req)->uid);	/* only root sets limits */
 		d.bsoft = q.bsoft, d.bhard = q.bhard, d.isoft = q.isoft, d.ihard = q.ihard;
 		fuse_ioctl_reply_status(req, uf2fs_quota_set(u->fs, (int)q.type, q.id, &d,
 							     q.bgrace, q.igrace, q.flags));

@@ -779,5 +779,6 @@ int uf2fs_fuse_main(int argc, char **argv)
 	else if (ret == FUSE_EXIT_OK && !cl.fake)
 		ret = fuse_daemon_start(&cl, &args);
 	fuse_opt_free_args(&args);
+	cli_free_lib_options(&cl.lib);
 	return ret;
 }

@@ -33,22 +33,6 @@
 #define VERITY_ARG_SIZE		sizeof(struct fsverity_enable_arg)
 #define VERITY_MD_CHUNK		(1u << 20)
 
-/* as inode_permission(MAY_WRITE) for the caller, with root's override */
-static int verity_may_write(fuse_req_t req, struct fuse_uf2fs *u, uint32_t ino)
-{
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	struct uf2fs_attr a;
-	int ret = uf2fs_getattr(u->fs, ino, &a);
-
-	if (ret || ctx->uid == 0)
-		return ret;
-	if (ctx->uid == a.uid)
-		return (a.mode & S_IWUSR) ? 0 : -EACCES;
-	if (ctx->gid == a.gid)
-		return (a.mode & S_IWGRP) ? 0 : -EACCES;
-	return (a.mode & S_IWOTH) ? 0 : -EACCES;
-}
-
 static int verity_enable(fuse_req_t req, fuse_ino_t ino, uint32_t f2fs_ino, const void *in_buf,
 			 size_t in_bufsz)
 {
@@ -74,11 +58,9 @@ static int verity_enable(fuse_req_t req, fuse_ino_t ino, uint32_t f2fs_ino, cons
 		return -EMSGSIZE;
 	if (in_bufsz < VERITY_ARG_SIZE + a.salt_size + a.sig_size)
 		return -EFAULT;	/* a kernel without fuse_setup_enable_verity() */
-	ret = verity_may_write(req, u, f2fs_ino);
-	if (ret)
-		return ret;
-	if (!u->mounted_rw)
-		return -EROFS;
+	va.check_caller = true;
+	va.caller_uid = fuse_req_ctx(req)->uid;
+	va.caller_gid = fuse_req_ctx(req)->gid;
 	va.hash_algorithm = a.hash_algorithm;
 	va.block_size = a.block_size;
 	va.salt = (const uint8_t *)in_buf + VERITY_ARG_SIZE;

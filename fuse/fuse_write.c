@@ -47,32 +47,10 @@ static const struct {
  * truncate by a caller without CAP_FSETID; fuse_op_setattr turns it into
  * UF2FS_SET_KILL_SUIDGID.
  */
-/* utime(NULL) under writeback_cache: ATIME_NOW beside an explicit MTIME (see below). */
-static bool fuse_setattr_wbc_now(int to_set, bool writeback_cache)
-{
-	return writeback_cache && (to_set & FUSE_SET_ATTR_ATIME_NOW) &&
-	       (to_set & FUSE_SET_ATTR_MTIME) && !(to_set & FUSE_SET_ATTR_MTIME_NOW);
-}
-
-static unsigned int fuse_setattr_valid(int to_set, bool as_now)
+static unsigned int fuse_setattr_valid(int to_set)
 {
 	unsigned int valid = 0;
 	size_t i;
-
-	/*
-	 * Under writeback_cache the kernel trusts its own mtime and sends
-	 * "now" as an explicit value, without MTIME_NOW (iattr_to_fattr);
-	 * atime keeps its NOW flag. utime(NULL) and touch then arrive as
-	 * ATIME_NOW + MTIME, and an explicit mtime would be refused on an
-	 * append-only file (xfstests generic/079). There, and only there
-	 * (as_now), it is read as the "now" it is. (utimensat with atime
-	 * UTIME_NOW and an explicit mtime looks the same; on an append-only
-	 * file it gets the current time, not the one it named.) Elsewhere the
-	 * kernel's value is stored as sent: it is the mtime the kernel shows,
-	 * and what a remount must show too (generic/392).
-	 */
-	if (as_now)
-		to_set |= FUSE_SET_ATTR_MTIME_NOW;
 
 	for (i = 0; i < sizeof(fuse_setattr_bits) / sizeof(fuse_setattr_bits[0]); i++)
 		if (to_set & fuse_setattr_bits[i].fuse)
@@ -98,37 +76,6 @@ static void fuse_setattr_fill(const struct stat *st, struct uf2fs_attr *attr)
 	attr->ctime = st->st_ctim;
 }
 
-/*
- * Under writeback_cache the kernel keeps mtime and ctime itself and writes
- * them back with a SETATTR of times only (fuse_flush_times), also after the
- * unlink that freed the inode: f2fs frees an inode at its last unlink when
- * nothing has it open, while the kernel still holds the node id until its
- * FORGET. Those times have nowhere to go and nothing can read them back; an
- * error would land in the superblock's writeback error and fail the next
- * syncfs(2) with ENOENT. So a times-only SETATTR of a freed inode succeeds,
- * answered with what was asked and nlink 0.
- */
-#define FUSE_SETATTR_TIMES	(FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | \
-				 FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW | \
-				 FUSE_SET_ATTR_CTIME)
-
-static bool fuse_setattr_freed(fuse_req_t req, fuse_ino_t ino, const struct stat *attr,
-			       int to_set, int ret)
-{
-	struct stat st;
-
-	if (ret != -ENOENT || !to_set || (to_set & ~FUSE_SETATTR_TIMES))
-		return false;
-	memset(&st, 0, sizeof(st));
-	st.st_ino = ino;
-	st.st_mode = S_IFREG;
-	st.st_atim = attr->st_atim;
-	st.st_mtim = attr->st_mtim;
-	st.st_ctim = attr->st_ctim;
-	fuse_reply_attr(req, &st, 0);
-	return true;
-}
-
 void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		     struct fuse_file_info *fi)
 {
@@ -136,15 +83,12 @@ void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_s
 	uint32_t f2fs_ino = fuse_ino_to_f2fs(u, ino);
 	struct uf2fs_attr in, out;
 	unsigned int valid;
-	uint32_t flags;
 	struct stat st;
 	int ret;
 
 	if (fuse_uf2fs_refuse_ro(req, u))
 		return;
-	valid = fuse_setattr_valid(to_set, fuse_setattr_wbc_now(to_set, u->writeback_cache) &&
-				   !uf2fs_get_flags(u->fs, f2fs_ino, &flags) &&
-				   (flags & FS_APPEND_FL));
+	valid = fuse_setattr_valid(to_set);
 	/* an older ctime than a chattr's is raised by the library (UF2FS_SET_CTIME) */
 	fuse_setattr_fill(attr, &in);
 	/* truncate without CAP_FSETID; and, under V2, every chown (chown_common) */
@@ -152,19 +96,25 @@ void fuse_op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_s
 	    (u->killpriv_v2 && (valid & (UF2FS_SET_UID | UF2FS_SET_GID))))
 		valid |= UF2FS_SET_KILL_SUIDGID;
 	uf2fs_quota_caller(fuse_req_ctx(req)->uid);	/* chgrp past a group's limit */
+	/*
+	 * Under writeback_cache the kernel keeps mtime and ctime itself: "now"
+	 * comes as a value (iattr_to_fattr), and the times are written back
+	 * even after the unlink that freed the inode (see UF2FS_SET_*).
+	 */
+	if (valid && u->writeback_cache)
+		valid |= UF2FS_SET_MTIME_CACHED;
 	/* Nothing we know to change (only FORCE or KILL bits): just the attributes. */
 	if (valid)
-		ret = uf2fs_setattr(u->fs, f2fs_ino, &in, valid, &out);
+		ret = uf2fs_setattr(u->fs, f2fs_ino, &in, valid | UF2FS_SET_FREED_OK, &out);
 	else
 		ret = uf2fs_getattr(u->fs, f2fs_ino, &out);
-	if (ret < 0 && fuse_setattr_freed(req, ino, attr, to_set, ret))
-		return;
 	if (ret < 0) {
 		fuse_op_error(req, ret);
 		return;
 	}
 	fuse_uf2fs_stat(&out, &st);
-	fuse_reply_attr(req, &st, u->timeout);
+	/* a freed inode's (nlink 0) is not worth caching */
+	fuse_reply_attr(req, &st, out.nlink ? u->timeout : 0);
 }
 
 /*

@@ -383,7 +383,22 @@ struct cw_stage {
 	uint8_t *buf;
 	block_t start;
 	unsigned int cnt;
+	struct f2fs_inode_info *crypt_fi;	/* encrypted file: the blocks' file indexes */
+	uint64_t lblk[STAGE_BLOCKS];
 };
+
+/* An encrypted file's staged plaintext, encrypted in place in one call. */
+static int stage_encrypt(struct f2fs_sb_info *sbi, struct cw_stage *st)
+{
+	const uint8_t *ins[STAGE_BLOCKS];
+
+	for (unsigned int i = 0; i < st->cnt; i++)
+		ins[i] = st->buf + ((size_t)i << F2FS_BLKSIZE_BITS);
+	atomic_fetch_add(&sbi->ctr->crypt_wb_calls, 1);
+	atomic_fetch_add(&sbi->ctr->crypt_wb_blocks, st->cnt);
+	return fscrypt_crypt_gather(sbi->keyring, &st->crypt_fi->fscrypt, st->lblk, ins, st->buf,
+				    st->cnt, true);
+}
 
 static int stage_flush(struct f2fs_sb_info *sbi, struct cw_stage *st)
 {
@@ -392,6 +407,11 @@ static int stage_flush(struct f2fs_sb_info *sbi, struct cw_stage *st)
 
 	if (!st->cnt)
 		return 0;
+	ret = st->crypt_fi ? stage_encrypt(sbi, st) : 0;
+	if (ret) {
+		st->cnt = 0;	/* nothing of it goes out */
+		return ret;
+	}
 	ret = f2fs_dev_writev_blocks(&sbi->dev, &v, 1, st->start);
 	if (ret)
 		ret = f2fs_error(sbi, EIO, "compressed file data write at block %u (%u blocks) "
@@ -402,10 +422,10 @@ static int stage_flush(struct f2fs_sb_info *sbi, struct cw_stage *st)
 }
 
 /*
- * Stage src for device block blk. An encrypted file's block is encrypted on
- * its way into the stage, as file block lblk: compress, then encrypt, as
- * Linux does (f2fs_write_compressed_pages encrypts compressed block i as
- * the cluster's page i + 1; a raw block as itself).
+ * Stage src for device block blk. An encrypted file's blocks are encrypted
+ * when the stage goes out, each as its file block lblk: compress, then
+ * encrypt, as Linux does (f2fs_write_compressed_pages encrypts compressed
+ * block i as the cluster's page i + 1; a raw block as itself).
  */
 static int stage_add(struct f2fs_sb_info *sbi, struct cw_stage *st, block_t blk,
 		     const uint8_t *src, struct f2fs_inode_info *crypt_fi, uint64_t lblk)
@@ -420,13 +440,10 @@ static int stage_add(struct f2fs_sb_info *sbi, struct cw_stage *st, block_t blk,
 	if (!st->cnt)
 		st->start = blk;
 	dst = st->buf + ((size_t)st->cnt << F2FS_BLKSIZE_BITS);
-	if (crypt_fi)
-		ret = fscrypt_crypt_blocks(sbi->keyring, &crypt_fi->fscrypt, lblk, src, dst, 1, true);
-	else
-		memcpy(dst, src, F2FS_BLKSIZE);
-	if (!ret)
-		st->cnt++;
-	return ret;
+	memcpy(dst, src, F2FS_BLKSIZE);
+	st->crypt_fi = crypt_fi;
+	st->lblk[st->cnt++] = lblk;
+	return 0;
 }
 
 /*

@@ -1057,6 +1057,7 @@ struct uf2fs_counters {
 	atomic_uint_fast64_t map_calls, extent_hits, node_reads;
 	atomic_uint_fast64_t hole_blocks, read_bytes, read_calls, xattr_gets;
 	atomic_uint_fast64_t decompressed_clusters, compressed_clusters;
+	atomic_uint_fast64_t crypt_wb_calls, crypt_wb_blocks;	/* folio writeback encryption */
 	atomic_uint_fast64_t checkpoints, written_blocks, gc_segments, gc_blocks;
 	atomic_uint_fast64_t ipu_blocks;		/* data written in place */
 	atomic_uint_fast64_t through_blocks;	/* data written through, no folio */

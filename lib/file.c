@@ -784,22 +784,57 @@ static void apply_times(struct f2fs_inode_info *fi, const struct uf2fs_attr *a,
 		fi->ctime = now;
 }
 
+#define SETATTR_TIMES	(UF2FS_SET_ATIME | UF2FS_SET_MTIME | UF2FS_SET_ATIME_NOW | \
+			 UF2FS_SET_MTIME_NOW | UF2FS_SET_CTIME)
+
+/* UF2FS_SET_FREED_OK: the times asked, of an inode that is gone. */
+static int setattr_freed(uint32_t ino, const struct uf2fs_attr *a, unsigned int valid,
+			 struct uf2fs_attr *out)
+{
+	if (!valid || (valid & ~SETATTR_TIMES))
+		return -ENOENT;
+	if (out) {
+		memset(out, 0, sizeof(*out));
+		out->ino = ino;
+		out->mode = S_IFREG;
+		out->atime = a->atime;
+		out->mtime = a->mtime;
+		out->ctime = a->ctime;
+	}
+	return 0;
+}
+
+/* UF2FS_SET_MTIME_CACHED: an append-only file takes the cache's "now" as now. */
+static unsigned int setattr_cached_now(const struct f2fs_inode_info *fi, unsigned int valid)
+{
+	if ((fi->flags & F2FS_APPEND_FL) && (valid & UF2FS_SET_ATIME_NOW) &&
+	    (valid & UF2FS_SET_MTIME) && !(valid & UF2FS_SET_MTIME_NOW))
+		valid = (valid & ~UF2FS_SET_MTIME) | UF2FS_SET_MTIME_NOW;
+	return valid;
+}
+
 static int do_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *a,
 		      unsigned int valid, struct uf2fs_attr *out)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);
+	unsigned int how = valid & (UF2FS_SET_MTIME_CACHED | UF2FS_SET_FREED_OK);
 	struct f2fs_inode_info *fi;
 	int ret;
 
+	valid &= ~how;
 	ret = f2fs_begin_write(sbi);
 	if (ret)
 		return ret;
 	fi = get_inode(sbi, ino);
 	if (IS_ERR(fi)) {
 		ret = PTR_ERR(fi);
+		if (ret == -ENOENT && (how & UF2FS_SET_FREED_OK))
+			ret = setattr_freed(ino, a, valid, out);
 		goto out;
 	}
 	pthread_rwlock_wrlock(&fi->i_rwsem);
+	if (how & UF2FS_SET_MTIME_CACHED)
+		valid = setattr_cached_now(fi, valid);
 	/* as notify_change: an immutable inode takes no change, an append-only one only times */
 	if ((fi->flags & F2FS_IMMUTABLE_FL) ||
 	    ((fi->flags & F2FS_APPEND_FL) && (valid & (UF2FS_SET_MODE | UF2FS_SET_UID |
@@ -913,6 +948,68 @@ int uf2fs_set_flags(struct uf2fs *fs, uint32_t ino, uint32_t flags)
 	f2fs_iput(sbi, fi);
 out:
 	f2fs_end_write(sbi);
+	return ret;
+}
+
+/// FS_IOC_FSGETXATTR, FS_IOC_FSSETXATTR ///
+
+/* The flags both forms carry, as fileattr_fill_flags() pairs them; f2fs keeps no DAX flag. */
+static const struct {
+	uint32_t fl, xflag;
+} xflag_map[] = {
+	{ FS_SYNC_FL,		FS_XFLAG_SYNC },
+	{ FS_IMMUTABLE_FL,	FS_XFLAG_IMMUTABLE },
+	{ FS_APPEND_FL,		FS_XFLAG_APPEND },
+	{ FS_NODUMP_FL,		FS_XFLAG_NODUMP },
+	{ FS_NOATIME_FL,	FS_XFLAG_NOATIME },
+	{ FS_PROJINHERIT_FL,	FS_XFLAG_PROJINHERIT },
+};
+
+static uint32_t flags_to_xflags(uint32_t flags)
+{
+	uint32_t xflags = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(xflag_map); i++)
+		if (flags & xflag_map[i].fl)
+			xflags |= xflag_map[i].xflag;
+	return xflags;
+}
+
+/* The FS_*_FL bits xflags can express are replaced; the rest are kept. */
+static uint32_t apply_xflags(uint32_t flags, uint32_t xflags)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(xflag_map); i++) {
+		flags &= ~xflag_map[i].fl;
+		if (xflags & xflag_map[i].xflag)
+			flags |= xflag_map[i].fl;
+	}
+	return flags;
+}
+
+int uf2fs_fsgetxattr(struct uf2fs *fs, uint32_t ino, struct uf2fs_fsxattr *fsx)
+{
+	uint32_t flags;
+	int ret = uf2fs_get_flags(fs, ino, &flags);
+
+	memset(fsx, 0, sizeof(*fsx));
+	if (ret)
+		return ret;
+	fsx->xflags = flags_to_xflags(flags);
+	return uf2fs_get_projid(fs, ino, &fsx->projid);
+}
+
+int uf2fs_fssetxattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_fsxattr *fsx)
+{
+	uint32_t flags;
+	int ret;
+
+	if (fsx->extsize || fsx->cowextsize || (fsx->xflags & ~flags_to_xflags(~0u)))
+		return -EOPNOTSUPP;
+	ret = uf2fs_set_projid(fs, ino, fsx->projid);
+	if (!ret)
+		ret = uf2fs_get_flags(fs, ino, &flags);
+	if (!ret)
+		ret = uf2fs_set_flags(fs, ino, apply_xflags(flags, fsx->xflags));
 	return ret;
 }
 

@@ -849,6 +849,9 @@ int uf2fs_quota_getnext(struct uf2fs *fs, int type, uint32_t id, struct uf2fs_dq
 	return ret;
 }
 
+/* Set by uf2fs_quota_caller: this thread acts for someone other than root. */
+static __thread bool caller_limited;
+
 int uf2fs_quota_set(struct uf2fs *fs, int type, uint32_t id, const struct uf2fs_dquot *lim,
 		    uint32_t bgrace, uint32_t igrace, unsigned int mask)
 {
@@ -857,12 +860,15 @@ int uf2fs_quota_set(struct uf2fs *fs, int type, uint32_t id, const struct uf2fs_
 	struct qtype *t;
 	int ret;
 
+	/* quotactl's Q_SETQUOTA and Q_SETINFO need CAP_SYS_ADMIN */
+	if (caller_limited)
+		return -EPERM;
+	if (sbi->opts.read_only)
+		return -EROFS;
 	if (type < 0 || type >= F2FS_MAX_QUOTAS)
 		return -EINVAL;
 	if (!q || !q->t[type].on)
 		return -ENODATA;
-	if (sbi->opts.read_only)
-		return -EROFS;
 	ret = f2fs_begin_write(sbi);
 	if (ret)
 		return ret;
@@ -899,8 +905,6 @@ int uf2fs_quota_set(struct uf2fs *fs, int type, uint32_t id, const struct uf2fs_
 }
 
 /// Limits (usrquota, grpquota, prjquota) ///
-
-static __thread bool caller_limited;
 
 void uf2fs_quota_caller(uint32_t uid)
 {

@@ -280,6 +280,9 @@ size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size)
 	sprintf_append(&s, "  clusters compr.    %llu (written compressed)\n",
 		       (unsigned long long)atomic_load(&c->compressed_clusters));
 	sprintf_append(&s, "writes\n");
+	sprintf_append(&s, "  encrypted wb       %llu blocks in %llu calls (folio writeback)\n",
+		       (unsigned long long)atomic_load(&c->crypt_wb_blocks),
+		       (unsigned long long)atomic_load(&c->crypt_wb_calls));
 	sprintf_append(&s, "  dirty              %.1f MiB (data %.1f, nodes %.1f)\n",
 		       folio_dirty_bytes(sbi) / 1048576.0,
 		       folio_dirty_blocks(sbi, MAP_DATA) * F2FS_BLKSIZE / 1048576.0,

@@ -370,6 +370,7 @@ static void sbi_free(struct f2fs_sb_info *sbi)
 	f2fs_quota_destroy(sbi);
 	f2fs_icache_destroy(sbi);
 	fscrypt_keyring_destroy(sbi->keyring);	/* after the inodes, which point into it */
+	fsverity_free_certs(&sbi->verity);
 	f2fs_destroy_node_manager(sbi);
 	f2fs_destroy_segment_manager(sbi);
 	folio_cache_destroy(sbi);
@@ -497,6 +498,13 @@ int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out)
 	ret = f2fs_fscrypt_init(sbi);
 	if (!ret && opts->keyfile)
 		ret = fscrypt_load_keyfile(sbi->keyring, opts->keyfile);
+	sbi->verity.require_signatures = opts->verity_require_signatures;
+	for (unsigned int i = 0; !ret && i < opts->nr_verity_certs; i++) {
+		ret = fsverity_add_certs(&sbi->verity, opts->verity_certs[i]);
+		if (ret)
+			f2fs_error(sbi, -ret, "verity_cert=%s: %s", opts->verity_certs[i],
+				   ret == -EINVAL ? "no PEM certificate in it" : strerror(-ret));
+	}
 	if (ret) {
 		sbi_free(sbi);
 		return ret;

@@ -10,7 +10,9 @@
  *
  * The metadata lives past EOF, where the folio cache shows zeroes; so it is
  * read and written here block by block through the block map and the device,
- * never through the cache.
+ * never through the cache. A compressed file needs no special case: as in
+ * Linux, only clusters wholly within EOF are ever compressed, so the blocks
+ * past EOF are plain blocks of raw clusters (docs/verity.md).
  */
 #include <linux/fsverity.h>
 #include <stdlib.h>
@@ -119,9 +121,6 @@ static int f2fs_get_verity_descriptor(void *fs, struct fsverity_inode *inode, vo
 	struct f2fs_verity_dloc dloc;
 	int ret;
 
-	if (f2fs_is_compressed(fi))
-		return f2fs_error(fs, EOPNOTSUPP, "inode %u: fs-verity on a compressed file is "
-				  "not supported", fi->ino);
 	/* the tree and descriptor are encrypted as the data: no key, no verity (ENOKEY) */
 	if (f2fs_encrypted_file(fi)) {
 		ret = fscrypt_prepare(SBI(fs)->keyring, &fi->fscrypt);
@@ -489,11 +488,28 @@ static int enable_checks(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 		return -EEXIST;
 	if (fi->atomic)
 		return -EOPNOTSUPP;
-	if (f2fs_is_compressed(fi))
-		return f2fs_error(sbi, EOPNOTSUPP, "inode %u: fs-verity on a compressed file is "
-				  "not supported by uf2fs", fi->ino);
 	/* the file was opened for writing: fscrypt_file_open wants the key */
 	return f2fs_encrypted_file(fi) ? fscrypt_prepare(sbi->keyring, &fi->fscrypt) : 0;
+}
+
+/* inode_permission(MAY_WRITE) by the mode bits, with root's override */
+static int caller_may_write(struct f2fs_sb_info *sbi, uint32_t ino,
+			    const struct uf2fs_verity_arg *arg)
+{
+	struct f2fs_inode_info *fi;
+	uint32_t bit;
+
+	if (!arg->check_caller)
+		return 0;
+	pthread_rwlock_rdlock(&sbi->cp_rwsem);
+	fi = ino < F2FS_RESERVED_NODE_NUM ? ERR_PTR(-ENOENT) : f2fs_iget(sbi, ino);
+	pthread_rwlock_unlock(&sbi->cp_rwsem);
+	if (IS_ERR(fi))
+		return PTR_ERR(fi);
+	bit = arg->caller_uid == fi->uid ? S_IWUSR : arg->caller_gid == fi->gid ? S_IWGRP : S_IWOTH;
+	bit = arg->caller_uid == 0 || (fi->mode & bit) ? 0 : EACCES;
+	f2fs_iput(sbi, fi);
+	return -(int)bit;
 }
 
 int uf2fs_enable_verity(struct uf2fs *fs, uint32_t ino, const struct uf2fs_verity_arg *arg)
@@ -511,6 +527,9 @@ int uf2fs_enable_verity(struct uf2fs *fs, uint32_t ino, const struct uf2fs_verit
 		return -EMSGSIZE;
 	if ((arg->salt_size && !arg->salt) || (arg->sig_size && !arg->sig))
 		return -EFAULT;
+	ret = caller_may_write(sbi, ino, arg);
+	if (ret)
+		return ret;
 	if (sbi->opts.read_only)
 		return -EROFS;
 	fi = ino < F2FS_RESERVED_NODE_NUM ? ERR_PTR(-ENOENT) : f2fs_iget(sbi, ino);

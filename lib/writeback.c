@@ -448,24 +448,19 @@ static void wb_note_extent(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 }
 
 /*
- * Encrypt the run's slots, then send it. Slots whose file blocks and
- * plaintext are both consecutive (blocks of one folio) go in one call.
+ * Encrypt the run's slots in one call (blocks of one folio and consecutive
+ * file blocks are merged inside it; the pool takes long runs), then send it.
  */
 static int wb_flush_encrypted(struct f2fs_sb_info *sbi, struct wb_ctx *c)
 {
 	struct wb_run *r = &c->r;
-	unsigned int i = 0;
 	int ret = 0;
 
-	while (i < r->cnt && !ret) {
-		unsigned int n = 1;
-
-		while (i + n < r->cnt && c->plain_lblk[i + n] == c->plain_lblk[i] + n &&
-		       c->plain[i + n] == c->plain[i] + ((size_t)n << F2FS_BLKSIZE_BITS))
-			n++;
-		ret = fscrypt_crypt_blocks(sbi->keyring, &c->crypt_fi->fscrypt, c->plain_lblk[i], c->plain[i],
-					   c->bounce + ((size_t)i << F2FS_BLKSIZE_BITS), n, true);
-		i += n;
+	if (r->cnt) {
+		ret = fscrypt_crypt_gather(sbi->keyring, &c->crypt_fi->fscrypt, c->plain_lblk,
+					   c->plain, c->bounce, r->cnt, true);
+		atomic_fetch_add(&sbi->ctr->crypt_wb_calls, 1);
+		atomic_fetch_add(&sbi->ctr->crypt_wb_blocks, r->cnt);
 	}
 	if (ret) {
 		r->cnt = 0;	/* nothing of it goes out */

@@ -105,6 +105,20 @@ struct uf2fs_options {
 	 */
 	const char *keyfile;
 	/*
+	 * PEM files of X.509 certificates for fs-verity's builtin signatures
+	 * (Linux's ".fs-verity" keyring): with any, a verity file whose
+	 * descriptor holds a signature opens, and enable with a signature
+	 * succeeds, only if it verifies (EBADMSG, ENOKEY, EKEYREJECTED); a file
+	 * without one is accepted (require_signatures=0). None: not checked.
+	 */
+	const char *const *verity_certs;
+	unsigned int nr_verity_certs;
+	/*
+	 * fs.verity.require_signatures=1: a verity file without a signature
+	 * does not open, and enable without one fails (EPERM).
+	 */
+	bool verity_require_signatures;
+	/*
 	 * The f2fs volume is one partition of the disk (image, block device,
 	 * ...): a GPT partition by name or number, or an MBR one by number,
 	 * found with libblkid. NULL: the whole disk.
@@ -324,6 +338,22 @@ int uf2fs_rename(struct uf2fs *fs, uint32_t olddir, const char *oldname, size_t 
 #define UF2FS_SET_KILL_SUIDGID	(1u << 11)
 /* With KILL_SUIDGID: setgid goes even without group-exec (caller outside the group). */
 #define UF2FS_SET_KILL_SGID	(1u << 12)
+/*
+ * From a cache that keeps mtime itself (FUSE writeback_cache), "now" comes
+ * as an explicit MTIME beside ATIME_NOW (utime(NULL), touch). On an
+ * append-only file, where an explicit mtime is refused, that pair is taken
+ * as the "now" it is (xfstests generic/079); elsewhere the value is stored
+ * as sent.
+ */
+#define UF2FS_SET_MTIME_CACHED	(1u << 13)
+/*
+ * A change of times only (ATIME, MTIME, their _NOW, CTIME) to an inode that
+ * its last unlink freed succeeds and stores nothing: *out gets the times
+ * asked, nlink 0. The kernel writes cached times back after the unlink
+ * (fuse_flush_times) while it still holds the node id; an error would fail
+ * the next syncfs(2).
+ */
+#define UF2FS_SET_FREED_OK	(1u << 14)
 /* Apply the fields of attr selected by valid; the result is stored in *out. */
 int uf2fs_setattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_attr *attr,
 		  unsigned int valid, struct uf2fs_attr *out);
@@ -356,6 +386,20 @@ int uf2fs_setxattr(struct uf2fs *fs, uint32_t ino, const char *name, const void 
 		   size_t size, int flags);
 int uf2fs_removexattr(struct uf2fs *fs, uint32_t ino, const char *name);
 int uf2fs_set_flags(struct uf2fs *fs, uint32_t ino, uint32_t flags);
+/*
+ * FS_IOC_FSGETXATTR / FS_IOC_FSSETXATTR (struct fsxattr's fields): the
+ * FS_XFLAG_* bits f2fs keeps (sync, immutable, append, nodump, noatime,
+ * projinherit, as fileattr_fill_flags pairs them with FS_*_FL) and the
+ * project ID. Set refuses, as Linux for f2fs, an extent size hint or an
+ * xflag f2fs does not keep (DAX included) with EOPNOTSUPP; it sets the
+ * project ID first, then the flags (f2fs_fileattr_set's order); the other
+ * FS_*_FL bits stay as they are.
+ */
+struct uf2fs_fsxattr {
+	uint32_t xflags, extsize, projid, cowextsize;
+};
+int uf2fs_fsgetxattr(struct uf2fs *fs, uint32_t ino, struct uf2fs_fsxattr *fsx);
+int uf2fs_fssetxattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_fsxattr *fsx);
 bool uf2fs_is_read_only(const struct uf2fs *fs);
 
 enum uf2fs_image_kind {
@@ -403,8 +447,9 @@ int uf2fs_gc(struct uf2fs *fs, bool sync);
 /*
  * fs-verity (lib/verity.c), as Linux f2fs keeps it. Enable: FS_IOC_ENABLE_VERITY
  * (hash FS_VERITY_HASH_ALG_SHA256/_SHA512, block_size 1024 to 4096, salt up to 32
- * bytes, an optional signature stored unchecked). Measure: the file digest
- * (up to 64 bytes), -ENODATA for a file without verity. Read metadata:
+ * bytes, an optional signature, checked against the verity_cert= certificates
+ * if any). Measure: the file digest (up to 64 bytes), -ENODATA for a file
+ * without verity. Read metadata:
  * FS_IOC_READ_VERITY_METADATA's types, bytes copied from off. Every read of
  * a verity file is checked against its tree (-EIO on a mismatch).
  */
@@ -415,6 +460,14 @@ struct uf2fs_verity_arg {
 	uint32_t salt_size;
 	const void *sig;
 	uint32_t sig_size;
+	/*
+	 * fsverity_ioctl_enable's inode_permission(MAY_WRITE), where no VFS
+	 * ran it (FUSE runs no file_permission for an ioctl): with
+	 * check_caller, a caller other than uid 0 needs write permission by
+	 * the file's mode bits for its uid, else its gid, else others (EACCES).
+	 */
+	bool check_caller;
+	uint32_t caller_uid, caller_gid;
 };
 int uf2fs_enable_verity(struct uf2fs *fs, uint32_t ino, const struct uf2fs_verity_arg *arg);
 int uf2fs_measure_verity(struct uf2fs *fs, uint32_t ino, uint16_t *alg, uint8_t *digest,
@@ -484,6 +537,7 @@ int uf2fs_quota_getnext(struct uf2fs *fs, int type, uint32_t id, struct uf2fs_dq
 #define UF2FS_QSET_ILIMITS	0x2
 #define UF2FS_QSET_BGRACE	0x4
 #define UF2FS_QSET_IGRACE	0x8
+/* -EPERM when uf2fs_quota_caller named someone other than root (CAP_SYS_ADMIN). */
 int uf2fs_quota_set(struct uf2fs *fs, int type, uint32_t id, const struct uf2fs_dquot *lim,
 		    uint32_t bgrace, uint32_t igrace, unsigned int mask);
 /* Project ID (FS_IOC_FSGETXATTR/FSSETXATTR's fsx_projid); 0 without project_quota. */
@@ -491,7 +545,8 @@ int uf2fs_get_projid(struct uf2fs *fs, uint32_t ino, uint32_t *projid);
 int uf2fs_set_projid(struct uf2fs *fs, uint32_t ino, uint32_t projid);
 /*
  * Who the next writes and creates of this thread act for: uid 0 ignores
- * limits, as CAP_SYS_RESOURCE does on Linux. The FUSE front end sets it per
+ * limits, as CAP_SYS_RESOURCE does on Linux, and alone may set them
+ * (uf2fs_quota_set). The FUSE front end sets it per
  * request; library callers are privileged unless they say otherwise.
  */
 void uf2fs_quota_caller(uint32_t uid);

@@ -29,9 +29,11 @@ void fscrypt_generate_iv(const struct fscrypt_info *ci, uint64_t index, uint8_t 
 }
 
 /*
- * One transform of consecutive data units, cut into chunks for
- * crypt_workers_run(). The caller holds the keyring lock shared throughout,
- * so the info and its cipher outlive every chunk, whichever thread runs it.
+ * One transform, cut into chunks for crypt_workers_run(): consecutive data
+ * units from one buffer, or (gathered) whole blocks each with its own file
+ * block and source, into one output buffer. The caller holds the keyring
+ * lock shared throughout, so the info and its cipher outlive every chunk,
+ * whichever thread runs it.
  */
 struct crypt_job {
 	const struct fscrypt_info *ci;
@@ -40,29 +42,66 @@ struct crypt_job {
 	uint64_t first, nunits;		/* data units */
 	uint64_t chunk_units;
 	bool enc;
+	/* gathered: block i is lblks[i] from ins[i]; then units are blocks */
+	const uint64_t *lblks;
+	const uint8_t *const *ins;
+	unsigned int per_blk_bits;	/* data units per block, log2 */
 };
 
 /* IVs made at once for one fscrypt_crypt_units() call. */
 #define IV_BATCH	32
 
+/* Units [first, first + n) of the file from in to out, IVs a batch at a time. */
+static int crypt_unit_run(const struct crypt_job *j, uint64_t first, const uint8_t *in,
+			  uint8_t *out, uint64_t n)
+{
+	const struct fscrypt_info *ci = j->ci;
+	size_t du = (size_t)1 << ci->du_bits;
+	uint8_t ivs[IV_BATCH * FSCRYPT_MAX_IV_SIZE];
+	uint64_t u = 0;
+	int ret = 0;
+
+	while (u < n && !ret) {
+		unsigned int m = FSCRYPT_MIN(n - u, (uint64_t)IV_BATCH);
+
+		for (unsigned int i = 0; i < m; i++)
+			fscrypt_generate_iv(ci, first + u + i, ivs + i * FSCRYPT_MAX_IV_SIZE);
+		ret = fscrypt_crypt_units(ci->cipher, ivs, in + u * du, out + u * du, du, m, j->enc);
+		u += m;
+	}
+	return ret;
+}
+
 static int crypt_chunk(void *arg, unsigned int chunk)
 {
 	const struct crypt_job *j = arg;
-	const struct fscrypt_info *ci = j->ci;
-	size_t du = (size_t)1 << ci->du_bits;
 	uint64_t u = chunk * j->chunk_units;
-	uint64_t end = FSCRYPT_MIN(u + j->chunk_units, j->nunits);
-	uint8_t ivs[IV_BATCH * FSCRYPT_MAX_IV_SIZE];
+
+	return crypt_unit_run(j, j->first + u, j->in + (u << j->ci->du_bits),
+			      j->out + (u << j->ci->du_bits),
+			      FSCRYPT_MIN(j->chunk_units, j->nunits - u));
+}
+
+/*
+ * A chunk of gathered blocks: blocks whose file indexes and sources both
+ * follow on go as one run, as fscrypt_crypt_blocks would take them.
+ */
+static int crypt_gather_chunk(void *arg, unsigned int chunk)
+{
+	const struct crypt_job *j = arg;
+	unsigned int bbits = j->per_blk_bits + j->ci->du_bits;
+	uint64_t b = chunk * j->chunk_units, end = FSCRYPT_MIN(b + j->chunk_units, j->nunits);
 	int ret = 0;
 
-	while (u < end && !ret) {
-		unsigned int n = FSCRYPT_MIN(end - u, (uint64_t)IV_BATCH);
+	while (b < end && !ret) {
+		uint64_t n = 1;
 
-		for (unsigned int i = 0; i < n; i++)
-			fscrypt_generate_iv(ci, j->first + u + i, ivs + i * FSCRYPT_MAX_IV_SIZE);
-		ret = fscrypt_crypt_units(ci->cipher, ivs, j->in + u * du, j->out + u * du, du, n,
-					  j->enc);
-		u += n;
+		while (b + n < end && j->lblks[b + n] == j->lblks[b] + n &&
+		       j->ins[b + n] == j->ins[b] + (n << bbits))
+			n++;
+		ret = crypt_unit_run(j, j->lblks[b] << j->per_blk_bits, j->ins[b],
+				     j->out + (b << bbits), n << j->per_blk_bits);
+		b += n;
 	}
 	return ret;
 }
@@ -93,28 +132,46 @@ unsigned int fscrypt_chunk_blocks(struct fscrypt_keyring *kr, struct fscrypt_ino
 	return n;
 }
 
-int fscrypt_crypt_blocks(struct fscrypt_keyring *kr, struct fscrypt_inode *fi, uint64_t lblk,
-			 const uint8_t *in, uint8_t *out, unsigned int nblocks, bool enc)
+/*
+ * Run a job under the keyring lock (shared): nblocks from lblk out of one
+ * buffer, or, when j->lblks is set, nblocks gathered blocks.
+ */
+static int crypt_run(struct fscrypt_keyring *kr, struct fscrypt_inode *fi, struct crypt_job *j,
+		     uint64_t lblk, unsigned int nblocks)
 {
 	struct fscrypt_info *ci;
-	int ret = 0;
+	int ret = -ENOKEY;
 
 	pthread_rwlock_rdlock(&kr->lock);
 	ci = fi->ci;
-	if (!ci || ci->dead) {
-		ret = -ENOKEY;
-	} else {
-		unsigned int per_blk_bits = kr->blkbits - ci->du_bits;
-		struct crypt_job j = {
-			.ci = ci, .in = in, .out = out, .enc = enc,
-			.first = lblk << per_blk_bits,
-			.nunits = (uint64_t)nblocks << per_blk_bits,
-			.chunk_units = FSCRYPT_MAX(chunk_bytes(ci) >> ci->du_bits, (size_t)1),
-		};
+	if (ci && !ci->dead) {
+		unsigned int unit_bits = j->lblks ? kr->blkbits : ci->du_bits;
 
-		ret = crypt_workers_run(crypt_chunk, &j,
-					(j.nunits + j.chunk_units - 1) / j.chunk_units);
+		j->ci = ci;
+		j->per_blk_bits = kr->blkbits - ci->du_bits;
+		j->first = lblk << j->per_blk_bits;
+		j->nunits = j->lblks ? nblocks : (uint64_t)nblocks << j->per_blk_bits;
+		j->chunk_units = FSCRYPT_MAX(chunk_bytes(ci) >> unit_bits, (size_t)1);
+		ret = crypt_workers_run(j->lblks ? crypt_gather_chunk : crypt_chunk, j,
+					(j->nunits + j->chunk_units - 1) / j->chunk_units);
 	}
 	pthread_rwlock_unlock(&kr->lock);
 	return ret;
+}
+
+int fscrypt_crypt_blocks(struct fscrypt_keyring *kr, struct fscrypt_inode *fi, uint64_t lblk,
+			 const uint8_t *in, uint8_t *out, unsigned int nblocks, bool enc)
+{
+	struct crypt_job j = { .in = in, .out = out, .enc = enc };
+
+	return crypt_run(kr, fi, &j, lblk, nblocks);
+}
+
+int fscrypt_crypt_gather(struct fscrypt_keyring *kr, struct fscrypt_inode *fi,
+			 const uint64_t *lblks, const uint8_t *const *ins, uint8_t *out,
+			 unsigned int nblocks, bool enc)
+{
+	struct crypt_job j = { .out = out, .enc = enc, .lblks = lblks, .ins = ins };
+
+	return crypt_run(kr, fi, &j, 0, nblocks);
 }

@@ -171,6 +171,14 @@ int fscrypt_set_policy(struct fscrypt_keyring *kr, struct fscrypt_inode *dir,
  */
 int fscrypt_crypt_blocks(struct fscrypt_keyring *kr, struct fscrypt_inode *fi, uint64_t lblk,
 			 const uint8_t *in, uint8_t *out, unsigned int nblocks, bool enc);
+/*
+ * The same for blocks gathered from anywhere: block i is file block
+ * lblks[i], read from ins[i] (a whole block; may be where it goes), written
+ * to out + i blocks. One call for a run of blocks from many folios.
+ */
+int fscrypt_crypt_gather(struct fscrypt_keyring *kr, struct fscrypt_inode *fi,
+			 const uint64_t *lblks, const uint8_t *const *ins, uint8_t *out,
+			 unsigned int nblocks, bool enc);
 /* Blocks of one pool chunk for the inode's mode; 0 without the key. */
 unsigned int fscrypt_chunk_blocks(struct fscrypt_keyring *kr, struct fscrypt_inode *fi);
 

@@ -140,6 +140,23 @@ static uint8_t *build_descriptor(const struct verity_params *p, const uint8_t *r
 	return desc;
 }
 
+/* As enable_verity's fsverity_create_info: a signature that fails rolls back. */
+static int check_new_signature(const struct fsverity_sb *vsb, struct fsverity_inode *inode,
+			       const struct verity_params *p, const uint8_t *desc,
+			       const struct uf2fs_verity_arg *arg)
+{
+	uint8_t d[VERITY_DESC_SIZE], digest[VERITY_MAX_DIGEST];
+	int ret;
+
+	if (!arg->sig_size)
+		return fsverity_verify_signature(vsb, p, NULL, NULL, 0, vsb->ops->ino(inode));
+	memcpy(d, desc, sizeof(d));
+	verity_put_le32(d + DESC_SIG_SIZE, 0);
+	ret = verity_hash(p, d, sizeof(d), digest);
+	return ret ? ret : fsverity_verify_signature(vsb, p, digest, arg->sig, arg->sig_size,
+						     vsb->ops->ino(inode));
+}
+
 int fsverity_enable(const struct fsverity_sb *vsb, struct fsverity_inode *inode,
 		    const struct uf2fs_verity_arg *arg)
 {
@@ -161,8 +178,9 @@ int fsverity_enable(const struct fsverity_sb *vsb, struct fsverity_inode *inode,
 		ret = verity_build_tree(&p, enable_read, enable_emit, &c, root);
 	if (!ret) {
 		desc = build_descriptor(&p, root, arg);
-		ret = desc ? ops->end_enable_verity(vsb->fs, inode, desc, desc_size, tree_size) :
-		      -ENOMEM;
+		ret = desc ? check_new_signature(vsb, inode, &p, desc, arg) : -ENOMEM;
+		if (!ret)
+			ret = ops->end_enable_verity(vsb->fs, inode, desc, desc_size, tree_size);
 		free(desc);
 	}
 	/* as the kernel's rollback: the file system drops what it wrote */

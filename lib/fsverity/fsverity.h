@@ -83,6 +83,12 @@ static inline int verity_ilog2_u32(uint32_t v)
 	return 31 - __builtin_clz(v);
 }
 
+static inline void verity_put_le16(uint8_t *d, uint16_t v)
+{
+	d[0] = (uint8_t)v;
+	d[1] = (uint8_t)(v >> 8);
+}
+
 static inline void verity_put_le32(uint8_t *d, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -150,7 +156,17 @@ struct fsverity_operations {
 struct fsverity_sb {
 	const struct fsverity_operations *ops;
 	void *fs;
+	/* STACK_OF(X509) *: the ".fs-verity" keyring; NULL: signatures unchecked */
+	void *certs;
+	bool require_signatures;	/* unsigned files refused (EPERM) */
 };
+
+/*
+ * Builtin signatures (signature.c): add the certificates of a PEM file to
+ * the keyring (-EINVAL for a file with none); free them at unmount.
+ */
+int fsverity_add_certs(struct fsverity_sb *vsb, const char *pem_path);
+void fsverity_free_certs(struct fsverity_sb *vsb);
 
 /* The info of a verity inode, loaded once (as fsverity_file_open; a bad descriptor fails). */
 int fsverity_get_info(const struct fsverity_sb *vsb, struct fsverity_inode *inode,

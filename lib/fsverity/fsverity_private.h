@@ -34,6 +34,13 @@ struct fsverity_info {
 int fsverity_read_stored_descriptor(const struct fsverity_sb *vsb, struct fsverity_inode *inode,
 				    uint8_t **descp, size_t *sizep);
 /* Format the message for the file system's error op: returns -err. */
+/*
+ * Check a descriptor's signature against the keyring (0 without a keyring
+ * or without a signature): -EBADMSG, -ENOKEY, -EKEYREJECTED as Linux.
+ */
+int fsverity_verify_signature(const struct fsverity_sb *vsb, const struct verity_params *p,
+			      const uint8_t *digest, const uint8_t *sig, size_t sig_size,
+			      uint32_t ino);
 int fsverity_err(const struct fsverity_sb *vsb, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

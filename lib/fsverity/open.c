@@ -177,9 +177,15 @@ static int read_descriptor(const struct fsverity_sb *vsb, struct fsverity_inode 
 	if (ret)
 		fsverity_err(vsb, -ret, "inode %u: invalid verity descriptor", ops->ino(inode));
 	if (!ret) {
+		uint32_t sig_size = verity_get_le32(desc + DESC_SIG_SIZE);
+
 		/* the file digest covers the descriptor with no signature */
 		verity_put_le32(desc + DESC_SIG_SIZE, 0);
 		ret = verity_hash(&vi->p, desc, VERITY_DESC_SIZE, vi->digest);
+		if (!ret)	/* as fsverity_create_info: at every load */
+			ret = fsverity_verify_signature(vsb, &vi->p, vi->digest,
+							desc + VERITY_DESC_SIZE, sig_size,
+							ops->ino(inode));
 	}
 	free(desc);
 	return ret;

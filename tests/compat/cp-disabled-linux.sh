@@ -6,15 +6,7 @@
 # mount it without complaint, see no disabled state, and read Linux's own
 # files and uf2fs's new one byte for byte. One boot, about 20 s.
 set -euo pipefail
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-cd "$TOP"
-. tests/lib/common.sh
-. tests/compat/qemu.sh
-
-if ! why=$(qemu_missing); then skip "$why"; fi
-need_fuse
-need_uf2fs
-need_f2fs_tools
+. "$(dirname "$0")/compat-lib.sh"
 need_cmd zstd sha256sum
 
 tmpdir_init cp-disabled-linux
@@ -28,20 +20,21 @@ mkdir "$MNT/uf2fs-dir"
 umount_uf2fs "$MNT" || fail "unmount"
 fsck_clean "$IMG" || fail "fsck"
 
-cat >"$TMP/guest.sh" <<'G'
+{
+	guest_funcs
+	cat <<'G'
 set -e
 mount -t f2fs /dev/vda /mnt
 [ -d /mnt/uf2fs-dir ]
-echo "=== SUMS"
-(cd /mnt && find . -type f | sort | xargs sha256sum)
-echo "=== END"
+sums /mnt
 grep f2fs /proc/mounts
 umount /mnt
-dmesg | grep -i 'f2fs.*\(error\|corrupt\|inconsistent\|disabled\)' && exit 1
+dmesg_clean disabled
 echo linux-done
 G
+} >"$TMP/guest.sh"
 out=$(qemu_run "$IMG" "$TMP/guest.sh" "" 300) || { printf '%s\n' "$out"; fail "guest"; }
 printf '%s\n' "$out" | grep -q linux-done || fail "guest did not finish"
-printf '%s\n' "$out" | sed -n '/^=== SUMS/,/^=== END/p' | sed '1d;$d' | diff "$TMP/host.sums" - ||
+printf '%s\n' "$out" | guest_sums | diff "$TMP/host.sums" - ||
 	fail "Linux reads other bytes"
 pass "Linux reads the checkpoint=disable image uf2fs mounted and wrote"

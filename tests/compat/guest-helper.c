@@ -33,6 +33,11 @@
  *   gh verity-enable PATH ALG [SALTHEX]   FS_IOC_ENABLE_VERITY: ALG sha256|sha512, 4K
  *   gh fscrypt ...                        keys, policies, the no-key view (see below)
  *   gh verity-measure PATH                FS_IOC_MEASURE_VERITY: prints ALG:HEX
+ *   gh verity-sign-enable PATH SIGFILE    FS_IOC_ENABLE_VERITY (sha256, 4K) with a
+ *                                         builtin signature: prints 0 or the errno
+ *   gh verity-keyring-add CERT.der        add an X.509 certificate to the kernel's
+ *                                         .fs-verity keyring (add_key "asymmetric")
+ *   gh read-errno PATH                    read the whole file: prints 0 or the errno
  *   gh sha256 PATH                        print the file's sha256 (self-check)
  *   gh quota-get DEV u|g|p                every id's usage (quotactl Q_GETNEXTQUOTA):
  *                                         "user|group|project ID KiB INODES" lines
@@ -71,6 +76,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/xattr.h>
@@ -822,6 +828,81 @@ static int verity_measure_cmd(const char *path)
 	return 0;
 }
 
+/* The whole content of a small file (at most 64 KiB), or die. */
+static size_t slurp(const char *path, uint8_t *buf, size_t max)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, max);
+
+	if (n < 0)
+		die("read", path);
+	close(fd);
+	return (size_t)n;
+}
+
+static int verity_sign_enable_cmd(const char *path, const char *sigfile)
+{
+	static uint8_t sig[65536];
+	struct fsverity_enable_arg a = { .version = 1, .block_size = 4096,
+					 .hash_algorithm = FS_VERITY_HASH_ALG_SHA256 };
+	int fd = open(path, O_RDONLY);
+
+	a.sig_size = (uint32_t)slurp(sigfile, sig, sizeof(sig));
+	a.sig_ptr = (uintptr_t)sig;
+	if (fd < 0)
+		die("open", path);
+	printf("%d\n", ioctl(fd, FS_IOC_ENABLE_VERITY, &a) ? errno : 0);
+	close(fd);
+	return 0;
+}
+
+/* The id of the keyring fs/verity made (/proc/keys: "ID ... keyring .fs-verity: ..."). */
+static long fsverity_keyring_id(void)
+{
+	char line[512];
+	FILE *f = fopen("/proc/keys", "r");
+	long id = -1;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, " keyring ") && strstr(line, ".fs-verity:"))
+			id = strtol(line, NULL, 16);
+	if (f)
+		fclose(f);
+	return id;
+}
+
+static int verity_keyring_add_cmd(const char *der)
+{
+	static uint8_t cert[65536];
+	size_t n = slurp(der, cert, sizeof(cert));
+	long ring = fsverity_keyring_id();
+
+	if (ring < 0)
+		die("no .fs-verity keyring in /proc/keys", der);
+	if (syscall(SYS_add_key, "asymmetric", "", cert, n, ring) < 0)
+		die("add_key", der);
+	return 0;
+}
+
+static int read_errno_cmd(const char *path)
+{
+	static uint8_t buf[65536];
+	int fd = open(path, O_RDONLY), err = 0;
+	ssize_t n;
+
+	if (fd < 0) {
+		printf("%d\n", errno);
+		return 0;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0)
+		err = errno;
+	close(fd);
+	printf("%d\n", err);
+	return 0;
+}
+
 /* ---- fscrypt: keys, policies and the no-key view ----
  *
  *   gh fscrypt add_key MNT HEXKEY [DESC]  FS_IOC_ADD_ENCRYPTION_KEY: a v2 key (prints
@@ -1196,6 +1277,12 @@ int main(int argc, char **argv)
 		return verity_enable_cmd(p, argv[3], argc == 5 ? argv[4] : NULL);
 	if (!strcmp(cmd, "verity-measure"))
 		return verity_measure_cmd(p);
+	if (!strcmp(cmd, "verity-sign-enable") && argc == 4)
+		return verity_sign_enable_cmd(p, argv[3]);
+	if (!strcmp(cmd, "verity-keyring-add"))
+		return verity_keyring_add_cmd(p);
+	if (!strcmp(cmd, "read-errno"))
+		return read_errno_cmd(p);
 	if (!strcmp(cmd, "sha256")) {
 		char hex[65];
 		if (sha256_file(p, hex))

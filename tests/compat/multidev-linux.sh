@@ -19,15 +19,7 @@
 #
 # About a minute (one boot).   KEEP_TMP=1 tests/compat/multidev-linux.sh
 set -euo pipefail
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-cd "$TOP"
-. tests/lib/common.sh
-. tests/compat/qemu.sh
-
-if ! why=$(qemu_missing); then skip "$why"; fi
-need_fuse
-need_f2fs_tools
-need_uf2fs
+. "$(dirname "$0")/compat-lib.sh"
 need_cmd gcc sha256sum
 
 tmpdir_init multidev-linux
@@ -70,26 +62,27 @@ fsck_clean "$A" || fail "fsck after uf2fs"
 (cd "$SRC/tree" && find . -type f | sort | xargs sha256sum) >"$TMP/host.sums"
 
 step "Linux reads the pair, then writes"
-cat >"$TMP/guest.sh" <<EOF
+{
+guest_funcs
+cat <<EOF
 set -e
 mkdir -p "$(dirname "$B")"
 ln -s /dev/vda "$A"
 ln -s /dev/vdb "$B"
 ls -lL "$A" "$B"
 mount -t f2fs /dev/vda /mnt
-echo "=== SUMS"
-(cd /mnt/tree && find . -type f | sort | xargs sha256sum)
-echo "=== END"
+sums /mnt/tree
 [ "\$(readlink /mnt/tree/link)" = d1/f1 ] || { echo "bad symlink"; exit 1; }
 $(cat "$TMP/linux-files.sh" | sed 's/^R=\$1$/R=\/mnt/')
 rm /mnt/tree/gone
 umount /mnt
-dmesg | grep -i 'f2fs.*\(error\|corrupt\|inconsistent\)' && exit 1
+dmesg_clean
 echo linux-done
 EOF
+} >"$TMP/guest.sh"
 out=$(qemu_run "$A" "$TMP/guest.sh" "$B" 600) || { printf '%s\n' "$out"; fail "guest"; }
 printf '%s\n' "$out" | grep -q linux-done || fail "guest did not finish"
-printf '%s\n' "$out" | sed -n '/^=== SUMS/,/^=== END/p' | sed '1d;$d' >"$TMP/guest.sums"
+printf '%s\n' "$out" | guest_sums >"$TMP/guest.sums"
 diff "$TMP/host.sums" "$TMP/guest.sums" || fail "Linux reads other bytes than uf2fs wrote"
 log "Linux read $(wc -l <"$TMP/guest.sums") files as uf2fs wrote them"
 

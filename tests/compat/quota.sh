@@ -16,15 +16,7 @@
 #
 # Env: BUILD, UF2FS, TOP (from make check); KEEP_TMP=1.
 set -euo pipefail
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-cd "$TOP"
-. tests/lib/common.sh
-. tests/compat/qemu.sh
-
-if ! why=$(qemu_missing); then skip "$why"; fi
-need_fuse
-need_f2fs_tools
-need_uf2fs
+. "$(dirname "$0")/compat-lib.sh"
 need_cmd gcc chattr
 
 TMO=${QUOTA_COMPAT_TIMEOUT:-300}

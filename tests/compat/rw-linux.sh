@@ -45,15 +45,7 @@
 # "ab c": the plain sections (a) and (b), and the compression section (c));
 # KEEP_TMP=1.
 set -euo pipefail
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-cd "$TOP"
-. tests/lib/common.sh
-. tests/compat/qemu.sh
-
-if ! why=$(qemu_missing); then skip "$why"; fi
-need_fuse
-need_f2fs_tools
-need_uf2fs
+. "$(dirname "$0")/compat-lib.sh"
 need_cmd "$PY" gcc setfattr
 
 SETS=${RW_LINUX_FEATURES:-"extra_attr,inode_checksum,inode_crtime;none;extra_attr,inode_checksum,flexible_inline_xattr,inode_crtime"}

@@ -7,30 +7,12 @@
 # Linux f2fs, booted on that copy in QEMU, reads back every file (sha256) and
 # symlink; fsck.f2fs is clean on it.
 set -u
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-cd "$TOP"
-. tests/lib/common.sh
-. tests/compat/qemu.sh
-if ! why=$(qemu_missing); then skip "$why"; fi
-need_fuse
-need_f2fs_tools
-need_uf2fs
+. "$(dirname "$0")/compat-lib.sh"
 tmpdir_init umount-linux
 IMG=$TMP/u.img MNT=$TMP/mnt SRC=$TMP/src
 mkdir -p "$MNT" "$TMP/in"
 
-"$PY" - "$SRC" <<'EOF'
-import os, random, sys
-root, r = sys.argv[1], random.Random(12)
-sizes = [0, 1, 100, 4095, 4096, 4097, 20000, 65536, 300000, 1 << 20]
-for i in range(40):
-    d = os.path.join(root, "d%d" % (i % 4), "e%d" % (i % 3))
-    os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, "f%d" % i), "wb") as f:
-        f.write(r.randbytes(sizes[i % len(sizes)]))
-os.symlink("d0/e0/f0", os.path.join(root, "link0"))
-os.symlink("../../d1", os.path.join(root, "d0", "e1", "up"))
-EOF
+compat_tree "$SRC"
 
 truncate -s 128M "$IMG"
 "$MKFS_F2FS" -q -f "$IMG" >/dev/null || fail "mkfs.f2fs"
@@ -43,22 +25,7 @@ cp -a "$SRC/d2" "$SRC/d3" "$SRC/link0" "$MNT/" || fail "copy, second half"
 cp --sparse=always "$IMG" "$TMP/snap.img"
 fsck_clean "$TMP/snap.img" || fail "fsck of the image as umount left it"
 
-(cd "$SRC" && find . -type f | LC_ALL=C sort | sed 's|^\./||' | xargs sha256sum |
-	sed 's|  |  /mnt/|') >"$TMP/in/expect"
-(cd "$SRC" && find . -type l | LC_ALL=C sort |
-	while read -r l; do echo "${l#./} $(readlink "$l")"; done) >"$TMP/in/links"
-cat >"$TMP/guest.sh" <<'EOF'
-mount -t f2fs -o ro /dev/vda /mnt || exit 1
-sha256sum -c -s /in/expect || { sha256sum -c /in/expect | grep -v ': OK'; exit 1; }
-while read -r l t; do
-	[ "$(readlink "/mnt/$l")" = "$t" ] || { echo "symlink $l: $(readlink "/mnt/$l")"; exit 1; }
-done </in/links
-n=$(find /mnt -type f | wc -l)
-[ "$n" = "$(wc -l </in/expect)" ] || { echo "$n files, expected $(wc -l </in/expect)"; exit 1; }
-dmesg | grep -i 'f2fs.*\(error\|corrupt\|inconsistent\)' && exit 1
-echo "linux: every file and symlink as written"
-umount /mnt
-EOF
+compat_readback "$TMP/in" "$SRC" >"$TMP/guest.sh"
 QEMU_IN=$TMP/in qemu_run "$TMP/snap.img" "$TMP/guest.sh" "" 240 >"$TMP/guest.out" 2>&1
 rc=$?
 cat "$TMP/guest.out"

@@ -22,15 +22,7 @@
 #
 # Env: BUILD, UF2FS, TOP (from make check); KEEP_TMP=1.
 set -euo pipefail
-TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-cd "$TOP"
-. tests/lib/common.sh
-. tests/compat/qemu.sh
-
-if ! why=$(qemu_missing); then skip "$why"; fi
-need_fuse
-need_f2fs_tools
-need_uf2fs
+. "$(dirname "$0")/compat-lib.sh"
 need_cmd fsverity
 # fs-verity's SHA-512 is a module in Debian's kernel; SHA-256 is built in
 QEMU_MODULES="$QEMU_MODULES sha512_generic"
@@ -128,15 +120,10 @@ EOF
 rm -f "$TMP/guest.out"
 QEMU_IN=$TMP/in qemu_run "$IMG" "$TMP/guest.sh" "$TMP/guest.out" "$TMO" > "$TMP/guest.console" ||
 	{ tail -30 "$TMP/guest.console" >&2; fail "guest failed"; }
-if grep -q '^GUEST:' "$TMP/guest.console"; then
-	grep '^GUEST:' "$TMP/guest.console" >&2
-	fail "guest: checks failed"
-fi
+guest_console_ok "$TMP/guest.console" || fail "guest: checks failed"
 mkdir -p "$TMP/g"
 tar xf "$TMP/guest.out" -C "$TMP/g" || fail "no output from the guest"
-badmsg=$(grep -iE '(f2fs|verity).*(error|inconsist|corrupt|fsck|invalid|bad |mismatch|fail)' \
-	"$TMP/g/dmesg" || true)
-[ -z "$badmsg" ] || { printf '%s\n' "$badmsg" >&2; fail "kernel f2fs/fs-verity messages"; }
+guest_dmesg_ok "$TMP/g/dmesg" || fail "kernel f2fs/fs-verity messages"
 i=0
 while read -r name size hash salt who; do
 	i=$((i + 1))
