@@ -644,7 +644,7 @@ static int fuse_daemon_serve(struct fuse_session *se, struct fuse_cl *cl,
 	if (fuse_killpriv_install(se, u) < 0)
 		goto out_unmount;
 	/* before the chdir: a relative mountpoint must still resolve */
-	fuse_tune_bdi(mountpoint, FUSE_UF2FS_READAHEAD_KB);
+	fuse_tune_bdi(mountpoint, uf2fs_readahead_bytes(u->fs) >> 10);
 	/* Not fatal: it only keeps the daemon from pinning the directory it started in. */
 	if (chdir("/") < 0)
 		perror("uf2fs: chdir /");

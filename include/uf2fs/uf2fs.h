@@ -357,6 +357,12 @@ int uf2fs_setxattr(struct uf2fs *fs, uint32_t ino, const char *name, const void 
 int uf2fs_removexattr(struct uf2fs *fs, uint32_t ino, const char *name);
 int uf2fs_set_flags(struct uf2fs *fs, uint32_t ino, uint32_t flags);
 bool uf2fs_is_read_only(const struct uf2fs *fs);
+/*
+ * How far ahead (bytes) a front end should have the kernel read a sequential
+ * stream: more for a device whose requests wait on a server (NBD), so that
+ * several are in flight, than for a local file (1 MiB, one FUSE request).
+ */
+unsigned int uf2fs_readahead_bytes(const struct uf2fs *fs);
 
 enum uf2fs_image_kind {
 	UF2FS_IMAGE_FILE = 0,	/* a raw file or block device, opened directly */

@@ -19,6 +19,9 @@
 
 typedef uint32_t block_t;
 
+/* One FUSE request (1 MiB): what a local file needs to stream. */
+#define DEV_DEFAULT_READAHEAD	(1u << 20)
+
 enum { DEV_READ, DEV_WRITE, DEV_NR_DIR };
 #define DEV_HIST_BUCKETS 11	/* 4K, 8K, ... 1M, 2M+ */
 
@@ -53,6 +56,7 @@ struct f2fs_dev {
 	bool ram_owned;			/* ram is our copy, freed on close */
 	bool is_blkdev;
 	unsigned int blkbits;		/* log2 of the file system block size */
+	unsigned int readahead;		/* bytes a sequential reader should ask ahead; 0: default */
 	struct f2fs_dev_stats st;
 	/* fault injection for tests: fail the Nth request (1-based), 0 = off */
 	atomic_uint_fast64_t fail_at;
