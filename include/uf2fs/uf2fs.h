@@ -200,17 +200,20 @@ struct uf2fs_partitions {
 	struct uf2fs_partition *part;
 };
 
-/*
- * The partition table of the disk opts names (opts->partition ignored),
- * read with libblkid; 512- and 4096-byte sectors are tried (UFS dumps use
- * 4096). Free with uf2fs_free_partitions.
- */
-int uf2fs_read_partitions(const struct uf2fs_options *opts, struct uf2fs_partitions *out);
 void uf2fs_free_partitions(struct uf2fs_partitions *parts);
 
 /* /// Mounting /// */
 void uf2fs_default_options(struct uf2fs_options *opts);
 int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out);
+/*
+ * uf2fs_mount, except that a disk with a partition table (read with libblkid,
+ * 512- then 4096-byte sectors: UFS dumps use 4096) that is not f2fs itself,
+ * opened without opts->partition, is not mounted: its table goes to *parts
+ * (free with uf2fs_free_partitions) and the result is 1. One open of the
+ * source serves both, which for a VM disk is one qemu-nbd.
+ */
+int uf2fs_mount_or_partitions(const struct uf2fs_options *opts, struct uf2fs **out,
+			      struct uf2fs_partitions *parts);
 /* Read-write: the final checkpoint (clean flag); its failure is returned. */
 int uf2fs_unmount(struct uf2fs *fs);
 uint32_t uf2fs_root_ino(const struct uf2fs *fs);

@@ -4,20 +4,23 @@
 #
 #   unix     nbdkit's file plugin over a Unix socket (nbd+unix:///?socket=):
 #            a read-write FUSE mount copies a tree in, offline put/get/ls/info
-#            work on the URI, and `uf2fs umount` of a daemon mount of it;
-#            the file is fsck clean and holds the tree
+#            (info --verify too) work on the URI, and `uf2fs umount` of a
+#            daemon mount of it; the file is fsck clean and holds the tree
 #   trim     nbdkit's log filter sees TRIM after a file is removed and FLUSH
 #            at the checkpoints
 #   tls      nbds+unix:// to nbdkit --tls=require with a PSK given by -o
-#            tls_psk_file=,tls_username=; refused without it
+#            tls_psk_file=,tls_username=: offline cat and info, and a rw FUSE
+#            mount that writes a file; refused without the key
 #   tcp      nbdkit's memory plugin on 127.0.0.1 (nbd://127.0.0.1:PORT), loaded
-#            with qemu-img: put, get, info; the export copied back out is clean
+#            with qemu-img: put, get, info, and a rw FUSE mount that writes a
+#            file; the export copied back out is clean
 #   ro       a read-only export (nbdkit -r) is refused for writes with a
 #            message that says so, and still reads
 #   qcow2    an overlay on a qcow2 backing file, through qemu-nbd: writes go
 #            into the overlay, the backing file is unchanged, and
 #            qemu-img convert of the overlay to raw is clean and has the data;
-#            without qemu-nbd on PATH the error names qemu-utils
+#            `uf2fs info --verify` starts qemu-nbd once (a counting wrapper on
+#            PATH); without qemu-nbd on PATH the error names qemu-utils
 #   kill     nbdkit killed mid-write under a rw mount: the writer gets EIO, the
 #            mount's log says the server is lost, unmount does not hang; the
 #            image is fsck clean after the next mount (its recovery) and
@@ -85,8 +88,9 @@ MNT=$TMP/mnt
 mount_uf2fs "$URI" "$MNT" rw || fail "rw mount of $URI"
 cp -a "$SRC/." "$MNT/"
 umount_uf2fs "$MNT" || fail "unmount"
-out=$("$UF2FS" info "$URI")
+out=$("$UF2FS" info --verify "$URI")
 grep -q "^Source: *NBD nbd+unix:///?socket=$SOCK" <<<"$out" || fail "info names no NBD source: $out"
+grep -q "^verify: an NBD export" <<<"$out" || fail "info --verify on a URI: $out"
 echo "offline put" >"$TMP/put.txt"
 "$UF2FS" put "$URI" "$TMP/put.txt" /put.txt || fail "put through NBD"
 "$UF2FS" ls -l "$URI" / | grep -q "put.txt" || fail "ls through NBD does not show put.txt"
@@ -133,6 +137,12 @@ SURI="nbds+unix:///?socket=$SOCK"
 	grep -q "^Source: *NBD nbds+unix.*(TLS)" || fail "info does not say TLS"
 run_limited 30 "$UF2FS" ls "$SURI" /
 expect_clean_error "nbds without a key" || fail "nbds without a key"
+mount_uf2fs "$SURI" "$MNT" "rw,tls_psk_file=$TMP/psk,tls_username=alice" ||
+	fail "rw FUSE mount over TLS"
+echo "through a TLS mount" >"$MNT/tls.txt"
+umount_uf2fs "$MNT" || fail "unmount of the TLS mount"
+"$UF2FS" cat -o "tls_psk_file=$TMP/psk,tls_username=alice" "$SURI" /tls.txt |
+	grep -q "through a TLS mount" || fail "tls.txt lost"
 stop_nbdkit "$KIT"
 
 step "tcp: nbdkit memory plugin on 127.0.0.1"
@@ -144,10 +154,15 @@ echo "over tcp" >"$TMP/tcp.txt"
 "$UF2FS" put "$TURI" "$TMP/tcp.txt" /tcp.txt || fail "put over TCP"
 "$UF2FS" info "$TURI" | grep -q "^Source: *NBD nbd://127.0.0.1:$PORT" || fail "info (tcp)"
 "$UF2FS" cat "$TURI" /tcp.txt | grep -q "over tcp" || fail "cat over TCP"
+mount_uf2fs "$TURI" "$MNT" rw || fail "rw FUSE mount over TCP"
+cp "$SRC/big.bin" "$MNT/tcp-big.bin"
+umount_uf2fs "$MNT" || fail "unmount of the TCP mount"
 qemu-img convert -f raw -O raw "$TURI" "$TMP/tcp.img" || fail "copying the export out"
 stop_nbdkit "$KIT"
 fsck_clean "$TMP/tcp.img" || fail "memory export not clean"
 "$UF2FS" cat "$TMP/tcp.img" /tcp.txt | grep -q "over tcp" || fail "tcp.txt not in the copy"
+"$UF2FS" get "$TMP/tcp.img" /tcp-big.bin "$TMP/tcp-big.back"
+cmp "$SRC/big.bin" "$TMP/tcp-big.back" || fail "the file written through the TCP mount differs"
 
 step "qcow2: an overlay with a backing file, through qemu-nbd"
 qemu-img convert -f raw -O qcow2 "$IMG" "$TMP/base.qcow2"
@@ -159,6 +174,16 @@ head -c $((1 << 20)) /dev/urandom >"$TMP/q/one.bin"
 out=$("$UF2FS" info "$TMP/over.qcow2")
 grep -q "^Source: *qcow2 through [^ ]*qemu-nbd" <<<"$out" || fail "info names no qcow2: $out"
 [ "$(image_sum "$TMP/base.qcow2")" = "$BASE_SUM" ] || fail "the backing file changed"
+log "uf2fs info --verify opens the VM disk once: one qemu-nbd"
+mkdir -p "$TMP/wrap"
+printf '#!/bin/sh\necho "$*" >>"$QEMU_NBD_LOG"\nexec %s "$@"\n' "$(command -v qemu-nbd)" \
+	>"$TMP/wrap/qemu-nbd"
+chmod +x "$TMP/wrap/qemu-nbd"
+QEMU_NBD_LOG=$TMP/qemu-nbd.starts PATH="$TMP/wrap:$PATH" "$UF2FS" info --verify \
+	"$TMP/over.qcow2" >"$TMP/info-q.out" || fail "info --verify of the overlay"
+grep -q "^Source: *qcow2 through $TMP/wrap/qemu-nbd" "$TMP/info-q.out" || fail "not the wrapper"
+n=$(wc -l <"$TMP/qemu-nbd.starts")
+[ "$n" = 1 ] || fail "uf2fs info started qemu-nbd $n times: $(cat "$TMP/qemu-nbd.starts")"
 pgrep -f "qemu-nbd.*over.qcow2" && fail "qemu-nbd still running after uf2fs exited"
 run_limited 30 "$UF2FS" ls -o format=raw "$TMP/over.qcow2"
 expect_clean_error "format=raw on a qcow2" || fail "format=raw override not honoured"
