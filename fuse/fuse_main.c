@@ -681,6 +681,7 @@ static int fuse_daemon_start(struct fuse_cl *cl, struct fuse_args *args)
 {
 	struct fuse_uf2fs u = {
 		.image = cl->image,
+		.lib_opts = &cl->lib,
 		.direct_io = cl->direct_io,
 		/*
 		 * Default on, but not with direct_io, nor with quota limits:

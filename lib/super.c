@@ -241,7 +241,8 @@ int f2fs_read_super(struct f2fs_sb_info *sbi)
 	if (ret) {
 		char hint[224];
 
-		if (ret == -EINVAL && !f2fs_dev_partition_hint(&sbi->dev, hint, sizeof(hint)))
+		if (ret == -EINVAL && (!f2fs_dev_partition_hint(&sbi->dev, hint, sizeof(hint)) ||
+				       !f2fs_dev_vm_hint(&sbi->dev, hint, sizeof(hint))))
 			f2fs_error(sbi, EINVAL, "%s", hint);
 		return ret == -EOPNOTSUPP ? ret : (first_err == -EOPNOTSUPP ? first_err : ret);
 	}

@@ -602,14 +602,21 @@ struct uf2fs_ioc_quota {
  * checkpoint is a newer, unmount one.
  */
 #define UF2FS_IMAGE_PATH_MAX	4096
+#define UF2FS_OPT_PATH_MAX	1024
 struct uf2fs_mount_info {
-	uint32_t version;		/* of this layout: 1 */
+	uint32_t version;		/* of this layout: 2 */
 	int32_t pid;			/* the daemon */
 	uint32_t rw;			/* read-write: the daemon writes a final checkpoint */
 	uint32_t pad;
 	uint64_t cp_ver;		/* checkpoint version on the image now */
 	uint64_t image_dev, image_ino;	/* stat of the image: st_dev and st_ino */
 	char image[UF2FS_IMAGE_PATH_MAX];	/* absolute path of the image */
+	/* the -o options that say how to open it again ("": not given) */
+	char format[32];
+	char partition[128];
+	char tls_certificates[UF2FS_OPT_PATH_MAX];
+	char tls_psk_file[UF2FS_OPT_PATH_MAX];
+	char tls_username[128];
 };
 #define UF2FS_IOC_MOUNT_INFO	_IOR('U', 4, struct uf2fs_mount_info)
 

@@ -52,8 +52,9 @@ static int dev_open_backend(struct f2fs_dev *dev, const struct uf2fs_options *op
 		return dev_ram_open(dev, opts);
 	if (!opts->device)
 		return -EINVAL;
+	/* a URI with format= (not raw) is a VM disk stored in the export */
 	if (dev_is_nbd_uri(opts->device))
-		return dev_nbd_open(dev, opts, NULL);
+		return dev_nbd_open(dev, opts, dev_vm_format(opts->device, opts));
 	if (dev_vm_format(opts->device, opts))
 		return dev_nbd_open(dev, opts, dev_vm_format(opts->device, opts));
 	ret = dev_fd_open(dev, opts->device);

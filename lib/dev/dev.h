@@ -109,6 +109,8 @@ int f2fs_dev_discard(struct f2fs_dev *dev, block_t blk, uint64_t nr);
 
 /* A disk with a partition table was opened whole: a message saying how to pick one. */
 int f2fs_dev_partition_hint(struct f2fs_dev *dev, char *buf, size_t len);
+/* A VM disk inside the device (a qcow2 in an NBD export): a message naming format=. */
+int f2fs_dev_vm_hint(struct f2fs_dev *dev, char *buf, size_t len);
 /* The partition table of the whole disk dev has open (not after a partition= choice). */
 int f2fs_dev_partitions(struct f2fs_dev *dev, struct uf2fs_partitions *out);
 /*

@@ -320,24 +320,49 @@ static const struct vm_magic vm_magics[] = {
 	{ "parallels", 0, "WithouFreSpacExt", 16 },
 };
 
+/* The VM disk format whose magic starts head, or NULL. */
+static const char *vm_format_of(const uint8_t *head, size_t n)
+{
+	for (size_t i = 0; i < sizeof(vm_magics) / sizeof(vm_magics[0]); i++) {
+		const struct vm_magic *m = &vm_magics[i];
+
+		if (n >= m->off + m->len && !memcmp(head + m->off, m->magic, m->len))
+			return m->format;
+	}
+	return NULL;
+}
+
 /* The VM disk format of a file by its header, or NULL for anything else. */
 static const char *dev_probe_vm_format(const char *path)
 {
 	uint8_t head[128];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd;
 
+	if (dev_is_nbd_uri(path))
+		return NULL;	/* an export's contents are named by format= only */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	n = pread(fd, head, sizeof(head), 0);
 	close(fd);
-	for (size_t i = 0; i < sizeof(vm_magics) / sizeof(vm_magics[0]); i++) {
-		const struct vm_magic *m = &vm_magics[i];
+	return n > 0 ? vm_format_of(head, n) : NULL;
+}
 
-		if (n >= (ssize_t)(m->off + m->len) && !memcmp(head + m->off, m->magic, m->len))
-			return m->format;
-	}
-	return NULL;
+int f2fs_dev_vm_hint(struct f2fs_dev *dev, char *buf, size_t len)
+{
+	uint8_t head[128];
+	struct iovec v = { head, sizeof(head) };
+	const char *format;
+
+	if (dev->size < sizeof(head) || dev->ops->readv(dev, &v, 1, dev->base))
+		return -EIO;
+	format = vm_format_of(head, sizeof(head));
+	if (!format)
+		return -ENOENT;
+	snprintf(buf, len, "this is a %s disk image, not an f2fs volume: open it with "
+		 "-o format=%s", format, format);
+	return 0;
 }
 
 /* The qemu format to open image with; NULL: a raw file opened directly. */
@@ -463,16 +488,27 @@ static int nbd_connect_image(struct f2fs_dev *dev, struct nbd_dev *nd,
 	if (format) {
 		char qemu_nbd[160];
 
+		bool in_export = dev_is_nbd_uri(image);
+
 		if (!qemu_nbd_find(qemu_nbd, sizeof(qemu_nbd)))
 			return nbd_fail(dev, nd, -ENOENT, "%s", "a VM disk image needs qemu-nbd"
 					" (Debian: qemu-utils), which is not on PATH");
-		if (access(image, opts->read_only ? R_OK : R_OK | W_OK))
+		/*
+		 * In an export, qemu-nbd is the NBD client: qemu's nbd driver
+		 * parses nbd:// and nbd+unix:// itself, but TLS would need
+		 * qemu's own credential objects, which we do not set up.
+		 */
+		if (in_export && !strncmp(image, "nbds", 4))
+			return nbd_fail(dev, nd, -EOPNOTSUPP, "format=%s inside a TLS export "
+					"(nbds://) is not supported: serve it without TLS, or "
+					"serve the disk's contents (qemu-nbd) instead", format);
+		if (!in_export && access(image, opts->read_only ? R_OK : R_OK | W_OK))
 			return nbd_fail(dev, nd, -errno, "%s", strerror(errno));
 		if (nbd_connect_vm(nd->h, image, format, opts->read_only) ||
 		    nbd_connect_wait(nd->h, nd->timeout, why, sizeof(why)))
 			return nbd_fail(dev, nd, -EIO, "qemu-nbd: %s", nbd_why(why));
-		snprintf(dev->source, sizeof(dev->source), "%s through %s (socket activation)",
-			 format, qemu_nbd);
+		snprintf(dev->source, sizeof(dev->source), "%s through %s (socket activation)%s%s",
+			 format, qemu_nbd, in_export ? " from NBD " : "", in_export ? image : "");
 		return 0;
 	}
 	if (nbd_apply_tls(nd->h, opts) || nbd_aio_connect_uri(nd->h, image) ||

@@ -21,6 +21,12 @@
 #            qemu-img convert of the overlay to raw is clean and has the data;
 #            `uf2fs info --verify` starts qemu-nbd once (a counting wrapper on
 #            PATH); without qemu-nbd on PATH the error names qemu-utils
+#   qcow2-in-nbd  a qcow2 file (preallocation=metadata: an export has a fixed
+#            size, a qcow2 grows) served by nbdkit, opened as the URI with -o
+#            format=qcow2 (qemu-nbd as the export's client): without format=
+#            the error names it; a rw daemon mount writes a file and `uf2fs
+#            umount` checks the final checkpoint; the qcow2 converted to raw
+#            is clean and has the file
 #   kill     nbdkit killed mid-write under a rw mount: the writer gets EIO, the
 #            mount's log says the server is lost, unmount does not hang; the
 #            image is fsck clean after the next mount (its recovery) and
@@ -137,10 +143,11 @@ SURI="nbds+unix:///?socket=$SOCK"
 	grep -q "^Source: *NBD nbds+unix.*(TLS)" || fail "info does not say TLS"
 run_limited 30 "$UF2FS" ls "$SURI" /
 expect_clean_error "nbds without a key" || fail "nbds without a key"
-mount_uf2fs "$SURI" "$MNT" "rw,tls_psk_file=$TMP/psk,tls_username=alice" ||
+# a daemon mount: `uf2fs umount` opens the export again, with the same key
+"$UF2FS" mount "$SURI" "$MNT" -o "rw,tls_psk_file=$TMP/psk,tls_username=alice" ||
 	fail "rw FUSE mount over TLS"
 echo "through a TLS mount" >"$MNT/tls.txt"
-umount_uf2fs "$MNT" || fail "unmount of the TLS mount"
+"$UF2FS" umount "$MNT" || fail "uf2fs umount of the TLS mount (checks its final checkpoint)"
 "$UF2FS" cat -o "tls_psk_file=$TMP/psk,tls_username=alice" "$SURI" /tls.txt |
 	grep -q "through a TLS mount" || fail "tls.txt lost"
 stop_nbdkit "$KIT"
@@ -193,6 +200,26 @@ qemu-img convert -f qcow2 -O raw "$TMP/over.qcow2" "$TMP/over.raw"
 fsck_clean "$TMP/over.raw" || fail "converted overlay not clean"
 "$UF2FS" get "$TMP/over.raw" /q/one.bin "$TMP/one.back"
 cmp "$TMP/q/one.bin" "$TMP/one.back" || fail "the overlay lost the data"
+
+step "qcow2-in-nbd: a qcow2 stored in an NBD export, -o format=qcow2"
+# an export cannot grow: the qcow2 gets its clusters up front
+qemu-img convert -f raw -O qcow2 -o preallocation=metadata "$IMG" "$TMP/exp.qcow2"
+start_nbdkit KIT -U "$SOCK" file "$TMP/exp.qcow2"
+run_limited 30 "$UF2FS" ls "$URI" /
+expect_clean_error "a qcow2 export without format=" || fail "qcow2 export without format="
+grep -q "qcow2 disk image.*-o format=qcow2" <<<"$OUT" || fail "no format= hint: $OUT"
+"$UF2FS" info -o format=qcow2 "$URI" |
+	grep -q "^Source: *qcow2 through .*qemu-nbd.* from NBD $URI" || fail "info (qcow2 in NBD)"
+"$UF2FS" mount "$URI" "$MNT" -o rw,format=qcow2 || fail "rw mount of the qcow2 in the export"
+cp "$SRC/big.bin" "$MNT/in-export.bin"
+"$UF2FS" umount "$MNT" || fail "uf2fs umount of the qcow2 in the export"
+pgrep -f "qemu-nbd.*$SOCK" && fail "qemu-nbd still running after the unmount"
+stop_nbdkit "$KIT"
+qemu-img check -q "$TMP/exp.qcow2" || fail "the qcow2 in the export is damaged"
+qemu-img convert -f qcow2 -O raw "$TMP/exp.qcow2" "$TMP/exp.raw"
+fsck_clean "$TMP/exp.raw" || fail "the qcow2 written through NBD is not clean"
+"$UF2FS" get "$TMP/exp.raw" /in-export.bin "$TMP/in-export.back"
+cmp "$SRC/big.bin" "$TMP/in-export.back" || fail "in-export.bin differs"
 
 step "kill: nbdkit killed mid-write"
 cp "$IMG" "$TMP/kill.img"
@@ -295,4 +322,4 @@ grep -q "no answer to the handshake in 2 s" <<<"$OUT" || fail "message: $OUT"
 (( SECONDS - T0 < 10 )) || fail "the open took $((SECONDS - T0)) s with nbd_timeout=2"
 kill "$MUTE_PID"
 
-pass "NBD over Unix, TLS and TCP, read-only exports, qcow2 overlay, killed, stopped and mute servers"
+pass "NBD over Unix, TLS and TCP, read-only exports, qcow2 overlay, qcow2 in an export, killed, stopped and mute servers"
