@@ -50,15 +50,22 @@ struct nbd_dev {
 	pthread_t io_thread;
 	int wake_fd;			/* eventfd: a submission changed what to poll for */
 	pthread_mutex_t lock;		/* every libnbd call, and the fields below */
-	pthread_cond_t done;
+	pthread_condattr_t cattr;	/* CLOCK_MONOTONIC: deadlines ignore clock steps */
+	struct nbd_wait *waiters;	/* callers waiting for replies: woken if it dies */
 	bool dead, stop, can_trim, can_flush;
 	unsigned int timeout;
 	const char *name;		/* the image string, for messages */
 };
 
-/* One caller's request: commands in flight and the first error. */
+/*
+ * One caller's request: commands in flight and the first error. Each has
+ * its own condition variable: with a readahead window in flight, one shared
+ * one woke every waiting thread at each reply.
+ */
 struct nbd_wait {
 	struct nbd_dev *nd;
+	pthread_cond_t done;		/* pending reached 0, or the device died */
+	struct nbd_wait *prev, *next;	/* in nd->waiters while it waits */
 	unsigned int pending;
 	int err;
 };
@@ -73,7 +80,8 @@ static void nbd_set_dead(struct nbd_dev *nd, const char *why)
 		fprintf(stderr, "uf2fs: %s: NBD server lost (%s): I/O fails with EIO from now on;"
 			" remount once the server is back\n", nd->name, why);
 	nd->dead = true;
-	pthread_cond_broadcast(&nd->done);
+	for (struct nbd_wait *w = nd->waiters; w; w = w->next)
+		pthread_cond_signal(&w->done);
 }
 
 /* Runs inside a libnbd call, so with nd->lock held. */
@@ -86,7 +94,7 @@ static int nbd_cmd_done(void *arg, int *error)
 	if (*error && !w->err)
 		w->err = -*error;
 	if (!--w->pending)
-		pthread_cond_broadcast(&w->nd->done);
+		pthread_cond_signal(&w->done);
 	return 1;
 }
 
@@ -142,15 +150,29 @@ static void nbd_kick(struct nbd_dev *nd)
 		nbd_wake(nd);
 }
 
-/* Wait for w's commands, at most the timeout; called with nd->lock held. */
+static void nbd_wait_init(struct nbd_dev *nd, struct nbd_wait *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->nd = nd;
+	pthread_cond_init(&w->done, &nd->cattr);
+}
+
+/*
+ * Wait for w's commands, at most the timeout; called with nd->lock held.
+ * Leaves w finished (its condition variable destroyed).
+ */
 static int nbd_wait_all(struct nbd_dev *nd, struct nbd_wait *w)
 {
 	struct timespec deadline;
 
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += nd->timeout;
+	w->next = nd->waiters;
+	if (w->next)
+		w->next->prev = w;
+	nd->waiters = w;
 	while (w->pending && !nd->dead) {
-		if (pthread_cond_timedwait(&nd->done, &nd->lock, &deadline) == ETIMEDOUT &&
+		if (pthread_cond_timedwait(&w->done, &nd->lock, &deadline) == ETIMEDOUT &&
 		    w->pending) {
 			char why[64];
 
@@ -158,6 +180,13 @@ static int nbd_wait_all(struct nbd_dev *nd, struct nbd_wait *w)
 			nbd_set_dead(nd, why);
 		}
 	}
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		nd->waiters = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	pthread_cond_destroy(&w->done);
 	if (w->pending)
 		return -EIO;
 	return w->err ? -EIO : 0;
@@ -173,10 +202,11 @@ static int nbd_rw(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64
 		  bool write)
 {
 	struct nbd_dev *nd = dev->priv;
-	struct nbd_wait w = { .nd = nd };
+	struct nbd_wait w;
 	nbd_completion_callback cb = { .callback = nbd_cmd_done, .user_data = &w };
 	int ret;
 
+	nbd_wait_init(nd, &w);
 	pthread_mutex_lock(&nd->lock);
 	for (int i = 0; i < cnt && !nd->dead; ) {
 		uint8_t *buf = iov[i].iov_base;
@@ -219,12 +249,13 @@ static int nbd_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, ui
 static int nbd_one(struct f2fs_dev *dev, bool trim, uint64_t off, uint64_t len)
 {
 	struct nbd_dev *nd = dev->priv;
-	struct nbd_wait w = { .nd = nd };
+	struct nbd_wait w;
 	nbd_completion_callback cb = { .callback = nbd_cmd_done, .user_data = &w };
 	int ret = -EIO;
 
 	pthread_mutex_lock(&nd->lock);
 	if (!nd->dead) {
+		nbd_wait_init(nd, &w);
 		int64_t cookie = trim ? nbd_aio_trim(nd->h, len, off, cb, 0) :
 					nbd_aio_flush(nd->h, cb, 0);
 
@@ -276,7 +307,7 @@ static void nbd_dev_close(struct f2fs_dev *dev)
 	nbd_close(nd->h);
 	close(nd->wake_fd);
 	pthread_mutex_destroy(&nd->lock);
-	pthread_cond_destroy(&nd->done);
+	pthread_condattr_destroy(&nd->cattr);
 	free(nd);
 	dev->priv = NULL;
 }
@@ -522,7 +553,6 @@ static int nbd_connect_image(struct f2fs_dev *dev, struct nbd_dev *nd,
 int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const char *format)
 {
 	struct nbd_dev *nd = calloc(1, sizeof(*nd));
-	pthread_condattr_t ca;
 	int64_t size;
 	int ret;
 
@@ -552,15 +582,13 @@ int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const c
 		return nbd_fail(dev, nd, -EIO, "NBD: %s", nbd_why(""));
 	nd->can_trim = nbd_can_trim(nd->h) == 1;
 	nd->can_flush = nbd_can_flush(nd->h) == 1;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);	/* deadlines ignore clock steps */
+	pthread_condattr_init(&nd->cattr);
+	pthread_condattr_setclock(&nd->cattr, CLOCK_MONOTONIC);
 	pthread_mutex_init(&nd->lock, NULL);
-	pthread_cond_init(&nd->done, &ca);
-	pthread_condattr_destroy(&ca);
 	ret = pthread_create(&nd->io_thread, NULL, nbd_io_main, nd);
 	if (ret) {
 		pthread_mutex_destroy(&nd->lock);
-		pthread_cond_destroy(&nd->done);
+		pthread_condattr_destroy(&nd->cattr);
 		return nbd_fail(dev, nd, -ret, "%s", "cannot start the NBD I/O thread");
 	}
 	dev->size = size;
