@@ -364,11 +364,18 @@ static const char *vm_format_of(const uint8_t *head, size_t n)
 	return NULL;
 }
 
+const char *dev_fd_vm_format(int fd)
+{
+	uint8_t head[128];
+	ssize_t n = pread(fd, head, sizeof(head), 0);
+
+	return n > 0 ? vm_format_of(head, n) : NULL;
+}
+
 /* The VM disk format of a file by its header, or NULL for anything else. */
 static const char *dev_probe_vm_format(const char *path)
 {
-	uint8_t head[128];
-	ssize_t n;
+	const char *format;
 	int fd;
 
 	if (dev_is_nbd_uri(path))
@@ -376,9 +383,9 @@ static const char *dev_probe_vm_format(const char *path)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	n = pread(fd, head, sizeof(head), 0);
+	format = dev_fd_vm_format(fd);
 	close(fd);
-	return n > 0 ? vm_format_of(head, n) : NULL;
+	return format;
 }
 
 int f2fs_dev_vm_hint(struct f2fs_dev *dev, char *buf, size_t len)
