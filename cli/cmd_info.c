@@ -42,30 +42,20 @@ static void print_size(uint64_t bytes)
 }
 
 /* A partitioned disk that is not f2fs itself: what it holds, and how to pick one. */
-static bool info_partitions(const char *image, const struct uf2fs_options *opts)
+static void info_partitions(const char *image, const struct uf2fs_partitions *parts)
 {
-	struct uf2fs_options o = *opts;
-	struct uf2fs_partitions parts;
-
-	o.device = image;
-	if (uf2fs_read_partitions(&o, &parts) || !parts.nr || parts.whole_f2fs) {
-		uf2fs_free_partitions(&parts);
-		return false;
-	}
 	printf("%s: a partitioned disk (%s, %u-byte sectors), not an f2fs volume itself\n",
-	       image, parts.table, parts.sector_size);
+	       image, parts->table, parts->sector_size);
 	printf("%4s %14s %8s  %-4s  %-36s  %s\n", "part", "start (bytes)", "size", "f2fs",
 	       "type", "name");
-	for (unsigned int i = 0; i < parts.nr; i++) {
-		const struct uf2fs_partition *p = &parts.part[i];
+	for (unsigned int i = 0; i < parts->nr; i++) {
+		const struct uf2fs_partition *p = &parts->part[i];
 
 		printf("%4u %14llu ", p->number, (unsigned long long)p->start);
 		print_size(p->size);
 		printf("  %-4s  %-36s  %s\n", p->f2fs ? "yes" : "-", p->type, p->name);
 	}
 	printf("open one with -o partition=NAME or -o partition=N\n");
-	uf2fs_free_partitions(&parts);
-	return true;
 }
 
 /*
@@ -97,6 +87,7 @@ int cmd_info(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct uf2fs_options opts;
+	struct uf2fs_partitions parts;
 	struct uf2fs *fs;
 	bool verify = false, bad = false;
 	int c, ret;
@@ -125,10 +116,15 @@ int cmd_info(int argc, char **argv)
 			return CLI_EXIT_FAIL;
 		bad = ret;
 	}
-	if (!opts.partition && info_partitions(argv[optind], &opts))
-		return fflush(stdout) || bad ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-	if (cli_mount_image(argv[optind], &opts, &fs))
+	/* one open of the source for the table and the volume: one qemu-nbd */
+	ret = cli_mount_or_partitions(argv[optind], &opts, &fs, &parts);
+	if (ret < 0)
 		return CLI_EXIT_FAIL;
+	if (ret) {
+		info_partitions(argv[optind], &parts);
+		uf2fs_free_partitions(&parts);
+		return fflush(stdout) || bad ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	}
 	uf2fs_print_info(fs, stdout);
 	printf("needs recovery: %s\n", uf2fs_needs_recovery(fs) ?
 	       "yes (fsync'd data past the last checkpoint; not rolled forward read-only)" :

@@ -74,7 +74,7 @@ static int umount_query(const char *mnt, struct uf2fs_mount_info *info)
 	if (ioctl(fd, UF2FS_IOC_MOUNT_INFO, info) < 0)
 		ret = -errno;
 	close(fd);
-	if (!ret && (info->version != 1 || info->pid <= 0))
+	if (!ret && (info->version != 2 || info->pid <= 0))
 		ret = -EPROTO;
 	return ret;
 }
@@ -176,6 +176,12 @@ static int umount_check_image(const struct umount_req *r, const struct uf2fs_mou
 	int ret;
 
 	uf2fs_default_options(&opts);
+	/* as the daemon opened it: a VM disk (maybe in an export), a partition, TLS */
+	opts.image_format = info->format[0] ? info->format : NULL;
+	opts.partition = info->partition[0] ? info->partition : NULL;
+	opts.tls_certificates = info->tls_certificates[0] ? info->tls_certificates : NULL;
+	opts.tls_psk_file = info->tls_psk_file[0] ? info->tls_psk_file : NULL;
+	opts.tls_username = info->tls_username[0] ? info->tls_username : NULL;
 	/* an NBD URI names no file: its server answers for what it serves */
 	if (uf2fs_image_kind(info->image, &opts) != UF2FS_IMAGE_NBD &&
 	    (stat(info->image, &st) < 0 || st.st_dev != info->image_dev ||

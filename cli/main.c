@@ -127,7 +127,7 @@ static bool cli_looks_like_image(const char *arg)
 	return strchr(arg, '/') || stat(arg, &st) == 0;
 }
 
-int main(int argc, char **argv)
+static int cli_main(int argc, char **argv)
 {
 	const struct cli_command *cmd;
 
@@ -153,4 +153,12 @@ int main(int argc, char **argv)
 	cli_error("unknown command '%s'", argv[1]);
 	fprintf(stderr, "Try 'uf2fs help' for more information.\n");
 	return CLI_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	int ret = cli_main(argc, argv);
+
+	cli_free_option_strings();
+	return ret;
 }

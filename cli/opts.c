@@ -51,6 +51,48 @@ int cli_parse_size(const char *str, uint64_t *out)
 	return 0;
 }
 
+/*
+ * The strings that options point at (paths, URIs' TLS settings, format=,
+ * partition=) are needed until the image is closed, which for the FUSE
+ * daemon is the end of the run: they are kept here and freed at once by
+ * cli_free_option_strings when main is done.
+ */
+static char **opt_strings;
+static size_t nr_opt_strings, opt_strings_cap;
+
+/* The verity_cert= list itself (its strings are kept like the others). */
+static const char **verity_cert_array;
+
+/* s (which may be NULL) is ours to free at the end of the run. */
+static char *cli_keep_string(char *s)
+{
+	if (s && nr_opt_strings == opt_strings_cap) {
+		size_t cap = opt_strings_cap ? 2 * opt_strings_cap : 8;
+		char **v = realloc(opt_strings, cap * sizeof(*v));
+
+		if (!v) {
+			free(s);
+			return NULL;
+		}
+		opt_strings = v;
+		opt_strings_cap = cap;
+	}
+	if (s)
+		opt_strings[nr_opt_strings++] = s;
+	return s;
+}
+
+void cli_free_option_strings(void)
+{
+	free(verity_cert_array);
+	verity_cert_array = NULL;
+	for (size_t i = 0; i < nr_opt_strings; i++)
+		free(opt_strings[i]);
+	free(opt_strings);
+	opt_strings = NULL;
+	nr_opt_strings = opt_strings_cap = 0;
+}
+
 static int cli_bad_value(const char *key, const char *val, const char *expected)
 {
 	fprintf(stderr, "uf2fs: invalid value '%s' for option '%s' (expected %s)\n",
@@ -218,24 +260,11 @@ static bool cli_apply_source_option(struct uf2fs_options *opts, const char *opt,
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		if (strlen(keys[i].key) == klen && !strncmp(opt, keys[i].key, klen)) {
-			*(const char **)((char *)opts + keys[i].off) = strdup(val);
+			*(const char **)((char *)opts + keys[i].off) = cli_keep_string(strdup(val));
 			return true;
 		}
 	}
 	return false;
-}
-
-/*
- * The device= paths live as long as the process (a mount's options outlive
- * the parsing): held here, so that they stay owned rather than leaked.
- */
-static void keep_for_process(const char *s)
-{
-	static const char *kept[4 * UF2FS_MAX_EXTRA_DEVICES];
-	static unsigned int nr;
-
-	if (nr < sizeof(kept) / sizeof(kept[0]))
-		kept[nr++] = s;
 }
 
 int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
@@ -305,9 +334,9 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 		 * Read at mount time, when the option string may be gone and a
 		 * daemon may have changed to "/": keep an absolute copy.
 		 */
-		opts->keyfile = realpath(val, NULL);
-		if (!opts->keyfile)
-			opts->keyfile = strdup(val);	/* the mount names the error */
+		opts->keyfile = cli_keep_string(realpath(val, NULL));
+		if (!opts->keyfile)	/* the mount names the error */
+			opts->keyfile = cli_keep_string(strdup(val));
 		return opts->keyfile ? 1 : -ENOMEM;
 	}
 	if (!strcmp(opt, "verity_require_signatures")) {
@@ -323,18 +352,17 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 			    (opts->nr_verity_certs + 1) * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
-		opts->verity_certs = v;
+		opts->verity_certs = verity_cert_array = v;
 		/* read at mount time, maybe after a daemon changed to "/" */
-		v[opts->nr_verity_certs] = realpath(val, NULL);
-		if (!v[opts->nr_verity_certs])
-			v[opts->nr_verity_certs] = strdup(val);	/* the mount names the error */
+		v[opts->nr_verity_certs] = cli_keep_string(realpath(val, NULL));
+		if (!v[opts->nr_verity_certs])	/* the mount names the error */
+			v[opts->nr_verity_certs] = cli_keep_string(strdup(val));
 		return v[opts->nr_verity_certs++] ? 1 : -ENOMEM;
 	}
 	if (klen == 9 && !strncmp(opt, "partition", klen)) {
 		if (!val || !*val)
 			return cli_bad_value("partition", "", "a GPT name or a partition number");
-		free((char *)opts->partition);	/* the last partition= wins */
-		opts->partition = strdup(val);
+		opts->partition = cli_keep_string(strdup(val));	/* the last one wins */
 		return opts->partition ? 1 : -ENOMEM;
 	}
 	if (klen == 6 && !strncmp(opt, "device", klen)) {
@@ -346,14 +374,10 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 			return -EINVAL;
 		}
 		/* opened at mount time, maybe after a daemon changed to "/" */
-		opts->devices[opts->nr_devices] = realpath(val, NULL);
-		if (!opts->devices[opts->nr_devices])
-			opts->devices[opts->nr_devices] = strdup(val);	/* the mount names it */
-		if (!opts->devices[opts->nr_devices])
-			return -ENOMEM;
-		keep_for_process(opts->devices[opts->nr_devices]);
-		opts->nr_devices++;
-		return 1;
+		opts->devices[opts->nr_devices] = cli_keep_string(realpath(val, NULL));
+		if (!opts->devices[opts->nr_devices])	/* the mount names it */
+			opts->devices[opts->nr_devices] = cli_keep_string(strdup(val));
+		return opts->devices[opts->nr_devices++] ? 1 : -ENOMEM;
 	}
 	if (klen == 18 && !strncmp(opt, "compress_algorithm", klen))
 		return cli_parse_compress_algorithm(opts, val);
@@ -380,18 +404,6 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 		return 1;
 	}
 	return 0;
-}
-
-void cli_free_lib_options(struct uf2fs_options *opts)
-{
-	for (unsigned int i = 0; i < opts->nr_verity_certs; i++)
-		free((char *)opts->verity_certs[i]);
-	free((void *)opts->verity_certs);
-	free((char *)opts->keyfile);
-	free((char *)opts->partition);
-	opts->verity_certs = NULL;
-	opts->nr_verity_certs = 0;
-	opts->keyfile = opts->partition = NULL;
 }
 
 int cli_apply_lib_options(struct uf2fs_options *opts, const char *list)
@@ -460,7 +472,8 @@ static int cli_lock_image(const char *image, bool rw)
 	return ret;
 }
 
-int cli_mount_image(const char *image, struct uf2fs_options *opts, struct uf2fs **fs)
+static int cli_open_image(const char *image, struct uf2fs_options *opts, struct uf2fs **fs,
+			  struct uf2fs_partitions *parts)
 {
 	int ret;
 
@@ -486,8 +499,19 @@ int cli_mount_image(const char *image, struct uf2fs_options *opts, struct uf2fs 
 mount:
 	opts->device = image;
 	*fs = NULL;
-	ret = uf2fs_mount(opts, fs);
+	ret = uf2fs_mount_or_partitions(opts, fs, parts);
 	if (ret < 0)
 		fprintf(stderr, "uf2fs: %s: cannot mount: %s\n", image, strerror(-ret));
 	return ret;
+}
+
+int cli_mount_image(const char *image, struct uf2fs_options *opts, struct uf2fs **fs)
+{
+	return cli_open_image(image, opts, fs, NULL);
+}
+
+int cli_mount_or_partitions(const char *image, struct uf2fs_options *opts, struct uf2fs **fs,
+			    struct uf2fs_partitions *parts)
+{
+	return cli_open_image(image, opts, fs, parts);
 }

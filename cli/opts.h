@@ -61,14 +61,17 @@ int cli_parse_size(const char *str, uint64_t *out);
 int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt);
 
 /*
+ * Free the strings every options struct of the run points at (keyfile=,
+ * device=, partition=, format=, tls_*=): once nothing uses them any more.
+ */
+void cli_free_option_strings(void);
+
+/*
  * Apply a comma-separated list. "ro" is accepted since offline commands are
  * read-only anyway; any other unknown key is an error. Returns 0 or -EINVAL
  * after printing the reason.
  */
 int cli_apply_lib_options(struct uf2fs_options *opts, const char *list);
-
-/* Free the strings the options above allocated (keyfile, partition, verity_cert). */
-void cli_free_lib_options(struct uf2fs_options *opts);
 
 /*
  * Mount IMAGE with opts (already holding any -o options, and read_only as the
@@ -79,5 +82,8 @@ void cli_free_lib_options(struct uf2fs_options *opts);
  * the image, and returns the negative errno.
  */
 int cli_mount_image(const char *image, struct uf2fs_options *opts, struct uf2fs **fs);
+/* The same, or 1 with the table in *parts for a partitioned disk (uf2fs_mount_or_partitions). */
+int cli_mount_or_partitions(const char *image, struct uf2fs_options *opts, struct uf2fs **fs,
+			    struct uf2fs_partitions *parts);
 
 #endif /* UF2FS_CLI_OPTS_H */

@@ -3,9 +3,6 @@
 #ifndef UF2FS_FUSE_BDI_H
 #define UF2FS_FUSE_BDI_H
 
-/* Matches the max_readahead negotiated in init (1 MiB). */
-#define FUSE_UF2FS_READAHEAD_KB 1024
-
 void fuse_tune_bdi(const char *mountpoint, unsigned int readahead_kb);
 
 #endif

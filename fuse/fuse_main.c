@@ -644,7 +644,7 @@ static int fuse_daemon_serve(struct fuse_session *se, struct fuse_cl *cl,
 	if (fuse_killpriv_install(se, u) < 0)
 		goto out_unmount;
 	/* before the chdir: a relative mountpoint must still resolve */
-	fuse_tune_bdi(mountpoint, FUSE_UF2FS_READAHEAD_KB);
+	fuse_tune_bdi(mountpoint, uf2fs_readahead_bytes(u->fs) >> 10);
 	/* Not fatal: it only keeps the daemon from pinning the directory it started in. */
 	if (chdir("/") < 0)
 		perror("uf2fs: chdir /");
@@ -681,6 +681,7 @@ static int fuse_daemon_start(struct fuse_cl *cl, struct fuse_args *args)
 {
 	struct fuse_uf2fs u = {
 		.image = cl->image,
+		.lib_opts = &cl->lib,
 		.direct_io = cl->direct_io,
 		/*
 		 * Default on, but not with direct_io, nor with quota limits:
@@ -779,6 +780,5 @@ int uf2fs_fuse_main(int argc, char **argv)
 	else if (ret == FUSE_EXIT_OK && !cl.fake)
 		ret = fuse_daemon_start(&cl, &args);
 	fuse_opt_free_args(&args);
-	cli_free_lib_options(&cl.lib);
 	return ret;
 }

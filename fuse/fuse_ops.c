@@ -14,13 +14,6 @@
 
 #include "fuse_priv.h"
 
-/*
- * The kernel's FUSE readahead is min(bdi read_ahead_kb, this): 128 KiB unless
- * an admin raises /sys/class/bdi/<dev>/read_ahead_kb. Asking for 1 MiB means
- * such a raise takes effect, and matches the largest request (max_pages 256).
- */
-#define FUSE_UF2FS_MAX_READAHEAD	(1u << 20)
-
 const struct fuse_lowlevel_ops fuse_uf2fs_ops = {
 	.init		= fuse_op_init,
 	.destroy	= fuse_op_destroy,
@@ -136,7 +129,13 @@ void fuse_op_init(void *userdata, struct fuse_conn_info *conn)
 	 * request at max_pages (256 pages with libfuse's 1 MiB max_write), and
 	 * libfuse insists that a max_read here match a -o max_read= mount option.
 	 */
-	conn->max_readahead = FUSE_UF2FS_MAX_READAHEAD;
+	/*
+	 * The kernel's FUSE readahead is min(bdi read_ahead_kb, this), the
+	 * bdi's being 128 KiB unless raised (fuse_tune_bdi, as root). The
+	 * library's figure: 1 MiB (one request, max_pages 256) for a local
+	 * file, several requests in flight for a device behind a server.
+	 */
+	conn->max_readahead = uf2fs_readahead_bytes(u->fs);
 	if (u->conn_opts)
 		fuse_apply_conn_info_opts(u->conn_opts, conn);
 	conn->want &= ~(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_HANDLE_KILLPRIV | FUSE_CAP_POSIX_ACL |

@@ -35,6 +35,7 @@ struct fuse_uf2fs {
 	struct fuse_session *se;	/* for notifications to the kernel */
 	const char *image;		/* for messages */
 	const char *image_abs;		/* absolute, for `uf2fs umount` (fuse_umount.c) */
+	const struct uf2fs_options *lib_opts;	/* as parsed: how to open the image again */
 	uint32_t root_ino;		/* the f2fs ino behind FUSE_ROOT_ID */
 	bool mounted_rw;		/* the library opened the image read-write */
 	bool direct_io;			/* bypass the kernel page cache */

@@ -592,6 +592,13 @@ bool uf2fs_is_read_only(const struct uf2fs *fs)
 	return SBI(fs)->opts.read_only;
 }
 
+unsigned int uf2fs_readahead_bytes(const struct uf2fs *fs)
+{
+	unsigned int ra = SBI(fs)->dev.readahead;
+
+	return ra ? ra : DEV_DEFAULT_READAHEAD;
+}
+
 static uint64_t max_file_blocks(const struct f2fs_inode_info *fi)
 {
 	/* a compressed file's nodes hold whole clusters only */

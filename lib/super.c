@@ -237,7 +237,8 @@ int f2fs_read_super(struct f2fs_sb_info *sbi)
 	if (ret) {
 		char hint[224];
 
-		if (ret == -EINVAL && !f2fs_dev_partition_hint(&sbi->dev, hint, sizeof(hint)))
+		if (ret == -EINVAL && (!f2fs_dev_partition_hint(&sbi->dev, hint, sizeof(hint)) ||
+				       !f2fs_dev_vm_hint(&sbi->dev, hint, sizeof(hint))))
 			f2fs_error(sbi, EINVAL, "%s", hint);
 		return ret == -EOPNOTSUPP ? ret : (first_err == -EOPNOTSUPP ? first_err : ret);
 	}
@@ -472,7 +473,30 @@ static int mount_steps(struct f2fs_sb_info *sbi)
 	return ret;
 }
 
+/*
+ * A disk opened whole that is partitioned and not f2fs itself: its table in
+ * parts, and true. A table that cannot be read is left to the mount, whose
+ * super block check says what is wrong.
+ */
+static bool partitions_instead(struct f2fs_sb_info *sbi, struct uf2fs_partitions *parts)
+{
+	if (sbi->opts.partition || f2fs_dev_partitions(&sbi->dev, parts)) {
+		memset(parts, 0, sizeof(*parts));
+		return false;
+	}
+	if (parts->nr && !parts->whole_f2fs)
+		return true;
+	uf2fs_free_partitions(parts);
+	return false;
+}
+
 int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out)
+{
+	return uf2fs_mount_or_partitions(opts, out, NULL);
+}
+
+int uf2fs_mount_or_partitions(const struct uf2fs_options *opts, struct uf2fs **out,
+			      struct uf2fs_partitions *parts)
 {
 	struct f2fs_sb_info *sbi = calloc(1, sizeof(*sbi));
 	int ret;
@@ -515,6 +539,10 @@ int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out)
 			   sbi->dev.open_error[0] ? sbi->dev.open_error : strerror(-ret));
 		sbi_free(sbi);
 		return ret;
+	}
+	if (parts && partitions_instead(sbi, parts)) {
+		sbi_free(sbi);
+		return 1;
 	}
 	ret = mount_steps(sbi);
 	if (ret) {

@@ -214,17 +214,20 @@ struct uf2fs_partitions {
 	struct uf2fs_partition *part;
 };
 
-/*
- * The partition table of the disk opts names (opts->partition ignored),
- * read with libblkid; 512- and 4096-byte sectors are tried (UFS dumps use
- * 4096). Free with uf2fs_free_partitions.
- */
-int uf2fs_read_partitions(const struct uf2fs_options *opts, struct uf2fs_partitions *out);
 void uf2fs_free_partitions(struct uf2fs_partitions *parts);
 
 /* /// Mounting /// */
 void uf2fs_default_options(struct uf2fs_options *opts);
 int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out);
+/*
+ * uf2fs_mount, except that a disk with a partition table (read with libblkid,
+ * 512- then 4096-byte sectors: UFS dumps use 4096) that is not f2fs itself,
+ * opened without opts->partition, is not mounted: its table goes to *parts
+ * (free with uf2fs_free_partitions) and the result is 1. One open of the
+ * source serves both, which for a VM disk is one qemu-nbd.
+ */
+int uf2fs_mount_or_partitions(const struct uf2fs_options *opts, struct uf2fs **out,
+			      struct uf2fs_partitions *parts);
 /* Read-write: the final checkpoint (clean flag); its failure is returned. */
 int uf2fs_unmount(struct uf2fs *fs);
 uint32_t uf2fs_root_ino(const struct uf2fs *fs);
@@ -401,6 +404,12 @@ struct uf2fs_fsxattr {
 int uf2fs_fsgetxattr(struct uf2fs *fs, uint32_t ino, struct uf2fs_fsxattr *fsx);
 int uf2fs_fssetxattr(struct uf2fs *fs, uint32_t ino, const struct uf2fs_fsxattr *fsx);
 bool uf2fs_is_read_only(const struct uf2fs *fs);
+/*
+ * How far ahead (bytes) a front end should have the kernel read a sequential
+ * stream: more for a device whose requests wait on a server (NBD), so that
+ * several are in flight, than for a local file (1 MiB, one FUSE request).
+ */
+unsigned int uf2fs_readahead_bytes(const struct uf2fs *fs);
 
 enum uf2fs_image_kind {
 	UF2FS_IMAGE_FILE = 0,	/* a raw file or block device, opened directly */
@@ -648,14 +657,21 @@ struct uf2fs_ioc_quota {
  * checkpoint is a newer, unmount one.
  */
 #define UF2FS_IMAGE_PATH_MAX	4096
+#define UF2FS_OPT_PATH_MAX	1024
 struct uf2fs_mount_info {
-	uint32_t version;		/* of this layout: 1 */
+	uint32_t version;		/* of this layout: 2 */
 	int32_t pid;			/* the daemon */
 	uint32_t rw;			/* read-write: the daemon writes a final checkpoint */
 	uint32_t pad;
 	uint64_t cp_ver;		/* checkpoint version on the image now */
 	uint64_t image_dev, image_ino;	/* stat of the image: st_dev and st_ino */
 	char image[UF2FS_IMAGE_PATH_MAX];	/* absolute path of the image */
+	/* the -o options that say how to open it again ("": not given) */
+	char format[32];
+	char partition[128];
+	char tls_certificates[UF2FS_OPT_PATH_MAX];
+	char tls_psk_file[UF2FS_OPT_PATH_MAX];
+	char tls_username[128];
 };
 #define UF2FS_IOC_MOUNT_INFO	_IOR('U', 4, struct uf2fs_mount_info)
 

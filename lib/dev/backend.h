@@ -40,6 +40,8 @@ int dev_part_select(struct f2fs_dev *dev, const char *want);
  */
 bool dev_is_nbd_uri(const char *image);
 const char *dev_vm_format(const char *image, const struct uf2fs_options *opts);
+/* The VM disk format whose magic the file open at fd starts with, or NULL. */
+const char *dev_fd_vm_format(int fd);
 int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const char *format);
 
 /* zoned.c: the write-pointer rule (core.c's writes and discards) */

@@ -46,19 +46,32 @@ static int dev_account(struct f2fs_dev *dev, int dir, size_t bytes)
 
 static int dev_open_backend(struct f2fs_dev *dev, const struct uf2fs_options *opts)
 {
+	const char *format;
 	int ret;
 
 	if (opts->backend == UF2FS_BACKEND_RAM)
 		return dev_ram_open(dev, opts);
 	if (!opts->device)
 		return -EINVAL;
+	/* a URI with format= (not raw) is a VM disk stored in the export */
 	if (dev_is_nbd_uri(opts->device))
-		return dev_nbd_open(dev, opts, NULL);
-	if (dev_vm_format(opts->device, opts))
 		return dev_nbd_open(dev, opts, dev_vm_format(opts->device, opts));
+	if (opts->image_format && strcmp(opts->image_format, "raw"))
+		return dev_nbd_open(dev, opts, opts->image_format);
+	/*
+	 * The header is probed through the descriptor the image is opened
+	 * with: opening and closing another would drop the POSIX lock the
+	 * front end holds on it (a process's locks on a file all go with its
+	 * first close), and with it the wait of a mount that follows this one.
+	 */
 	ret = dev_fd_open(dev, opts->device);
 	if (ret)
 		return ret;
+	format = opts->image_format ? NULL : dev_fd_vm_format(dev->fd);
+	if (format) {
+		dev_fd_close(dev);	/* qemu-nbd takes its own locks on it */
+		return dev_nbd_open(dev, opts, format);
+	}
 	ret = dev_sparse_probe(dev, NULL, dev->size);
 	if (ret < 0) {
 		dev_fd_close(dev);

@@ -19,6 +19,9 @@
 
 typedef uint32_t block_t;
 
+/* One FUSE request (1 MiB): what a local file needs to stream. */
+#define DEV_DEFAULT_READAHEAD	(1u << 20)
+
 enum { DEV_READ, DEV_WRITE, DEV_NR_DIR };
 #define DEV_HIST_BUCKETS 11	/* 4K, 8K, ... 1M, 2M+ */
 
@@ -56,6 +59,7 @@ struct f2fs_dev {
 	bool ram_owned;			/* ram is our copy, freed on close */
 	bool is_blkdev;
 	unsigned int blkbits;		/* log2 of the file system block size */
+	unsigned int readahead;		/* bytes a sequential reader should ask ahead; 0: default */
 	struct f2fs_dev_stats st;
 	/* fault injection for tests: fail the Nth request (1-based), 0 = off */
 	atomic_uint_fast64_t fail_at;
@@ -109,6 +113,10 @@ int f2fs_dev_discard(struct f2fs_dev *dev, block_t blk, uint64_t nr);
 
 /* A disk with a partition table was opened whole: a message saying how to pick one. */
 int f2fs_dev_partition_hint(struct f2fs_dev *dev, char *buf, size_t len);
+/* A VM disk inside the device (a qcow2 in an NBD export): a message naming format=. */
+int f2fs_dev_vm_hint(struct f2fs_dev *dev, char *buf, size_t len);
+/* The partition table of the whole disk dev has open (not after a partition= choice). */
+int f2fs_dev_partitions(struct f2fs_dev *dev, struct uf2fs_partitions *out);
 /*
  * Multi-device volumes (multi.c): begin turns the open device into the first
  * member of a composite holding the volume's bytes [0, first_end); each add

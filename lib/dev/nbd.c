@@ -37,21 +37,36 @@
 
 #define NBD_DEFAULT_TIMEOUT	30	/* seconds */
 #define NBD_MAX_CMD		(8u << 20)	/* below every server's 32 MiB limit */
+/*
+ * A sequential reader's window: two 1 MiB FUSE reads in flight, so the
+ * server reads the next while the last reply is copied out (with one, each
+ * read waits a whole round trip). Deeper windows (4 and 8 MiB) measured
+ * slower on a busy 2-CPU machine: the chain is CPU-bound there, and data
+ * that waits in a deep window has left the cache before it is copied on.
+ */
+#define NBD_READAHEAD		(2u << 20)
 
 struct nbd_dev {
 	struct nbd_handle *h;
 	pthread_t io_thread;
 	int wake_fd;			/* eventfd: a submission changed what to poll for */
 	pthread_mutex_t lock;		/* every libnbd call, and the fields below */
-	pthread_cond_t done;
+	pthread_condattr_t cattr;	/* CLOCK_MONOTONIC: deadlines ignore clock steps */
+	struct nbd_wait *waiters;	/* callers waiting for replies: woken if it dies */
 	bool dead, stop, can_trim, can_flush;
 	unsigned int timeout;
 	const char *name;		/* the image string, for messages */
 };
 
-/* One caller's request: commands in flight and the first error. */
+/*
+ * One caller's request: commands in flight and the first error. Each has
+ * its own condition variable: with a readahead window in flight, one shared
+ * one woke every waiting thread at each reply.
+ */
 struct nbd_wait {
 	struct nbd_dev *nd;
+	pthread_cond_t done;		/* pending reached 0, or the device died */
+	struct nbd_wait *prev, *next;	/* in nd->waiters while it waits */
 	unsigned int pending;
 	int err;
 };
@@ -66,7 +81,8 @@ static void nbd_set_dead(struct nbd_dev *nd, const char *why)
 		fprintf(stderr, "uf2fs: %s: NBD server lost (%s): I/O fails with EIO from now on;"
 			" remount once the server is back\n", nd->name, why);
 	nd->dead = true;
-	pthread_cond_broadcast(&nd->done);
+	for (struct nbd_wait *w = nd->waiters; w; w = w->next)
+		pthread_cond_signal(&w->done);
 }
 
 /* Runs inside a libnbd call, so with nd->lock held. */
@@ -79,7 +95,7 @@ static int nbd_cmd_done(void *arg, int *error)
 	if (*error && !w->err)
 		w->err = -*error;
 	if (!--w->pending)
-		pthread_cond_broadcast(&w->nd->done);
+		pthread_cond_signal(&w->done);
 	return 1;
 }
 
@@ -135,15 +151,29 @@ static void nbd_kick(struct nbd_dev *nd)
 		nbd_wake(nd);
 }
 
-/* Wait for w's commands, at most the timeout; called with nd->lock held. */
+static void nbd_wait_init(struct nbd_dev *nd, struct nbd_wait *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->nd = nd;
+	pthread_cond_init(&w->done, &nd->cattr);
+}
+
+/*
+ * Wait for w's commands, at most the timeout; called with nd->lock held.
+ * Leaves w finished (its condition variable destroyed).
+ */
 static int nbd_wait_all(struct nbd_dev *nd, struct nbd_wait *w)
 {
 	struct timespec deadline;
 
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += nd->timeout;
+	w->next = nd->waiters;
+	if (w->next)
+		w->next->prev = w;
+	nd->waiters = w;
 	while (w->pending && !nd->dead) {
-		if (pthread_cond_timedwait(&nd->done, &nd->lock, &deadline) == ETIMEDOUT &&
+		if (pthread_cond_timedwait(&w->done, &nd->lock, &deadline) == ETIMEDOUT &&
 		    w->pending) {
 			char why[64];
 
@@ -151,32 +181,48 @@ static int nbd_wait_all(struct nbd_dev *nd, struct nbd_wait *w)
 			nbd_set_dead(nd, why);
 		}
 	}
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		nd->waiters = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	pthread_cond_destroy(&w->done);
 	if (w->pending)
 		return -EIO;
 	return w->err ? -EIO : 0;
 }
 
-/* Submit one command per segment (split at NBD_MAX_CMD), then wait for all. */
+/*
+ * Submit one command per run of memory-contiguous segments (cut at
+ * NBD_MAX_CMD), then wait for all. Writeback hands 4 KiB segments that are
+ * mostly neighbours in one large folio: a command each cost a round trip's
+ * overhead per block.
+ */
 static int nbd_rw(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off,
 		  bool write)
 {
 	struct nbd_dev *nd = dev->priv;
-	struct nbd_wait w = { .nd = nd };
+	struct nbd_wait w;
 	nbd_completion_callback cb = { .callback = nbd_cmd_done, .user_data = &w };
 	int ret;
 
+	nbd_wait_init(nd, &w);
 	pthread_mutex_lock(&nd->lock);
-	for (int i = 0; i < cnt && !nd->dead; i++) {
+	for (int i = 0; i < cnt && !nd->dead; ) {
 		uint8_t *buf = iov[i].iov_base;
+		size_t n = 0;
+		int64_t cookie;
 
-		for (size_t done = 0, n; done < iov[i].iov_len; done += n, off += n) {
-			int64_t cookie;
-
-			n = iov[i].iov_len - done;
-			if (n > NBD_MAX_CMD)
-				n = NBD_MAX_CMD;
-			cookie = write ? nbd_aio_pwrite(nd->h, buf + done, n, off, cb, 0) :
-					 nbd_aio_pread(nd->h, buf + done, n, off, cb, 0);
+		/* the first segment may itself be longer than a command */
+		do {
+			n += iov[i].iov_len;
+		} while (++i < cnt && (uint8_t *)iov[i].iov_base == buf + n &&
+			 n + iov[i].iov_len <= NBD_MAX_CMD);
+		for (size_t done = 0, len; done < n && !nd->dead; done += len, off += len) {
+			len = n - done < NBD_MAX_CMD ? n - done : NBD_MAX_CMD;
+			cookie = write ? nbd_aio_pwrite(nd->h, buf + done, len, off, cb, 0) :
+					 nbd_aio_pread(nd->h, buf + done, len, off, cb, 0);
 			if (cookie < 0) {
 				nbd_set_dead(nd, nbd_get_error());
 				break;
@@ -204,12 +250,13 @@ static int nbd_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, ui
 static int nbd_one(struct f2fs_dev *dev, bool trim, uint64_t off, uint64_t len)
 {
 	struct nbd_dev *nd = dev->priv;
-	struct nbd_wait w = { .nd = nd };
+	struct nbd_wait w;
 	nbd_completion_callback cb = { .callback = nbd_cmd_done, .user_data = &w };
 	int ret = -EIO;
 
 	pthread_mutex_lock(&nd->lock);
 	if (!nd->dead) {
+		nbd_wait_init(nd, &w);
 		int64_t cookie = trim ? nbd_aio_trim(nd->h, len, off, cb, 0) :
 					nbd_aio_flush(nd->h, cb, 0);
 
@@ -261,7 +308,7 @@ static void nbd_dev_close(struct f2fs_dev *dev)
 	nbd_close(nd->h);
 	close(nd->wake_fd);
 	pthread_mutex_destroy(&nd->lock);
-	pthread_cond_destroy(&nd->done);
+	pthread_condattr_destroy(&nd->cattr);
 	free(nd);
 	dev->priv = NULL;
 }
@@ -305,24 +352,56 @@ static const struct vm_magic vm_magics[] = {
 	{ "parallels", 0, "WithouFreSpacExt", 16 },
 };
 
-/* The VM disk format of a file by its header, or NULL for anything else. */
-static const char *dev_probe_vm_format(const char *path)
+/* The VM disk format whose magic starts head, or NULL. */
+static const char *vm_format_of(const uint8_t *head, size_t n)
 {
-	uint8_t head[128];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	n = pread(fd, head, sizeof(head), 0);
-	close(fd);
 	for (size_t i = 0; i < sizeof(vm_magics) / sizeof(vm_magics[0]); i++) {
 		const struct vm_magic *m = &vm_magics[i];
 
-		if (n >= (ssize_t)(m->off + m->len) && !memcmp(head + m->off, m->magic, m->len))
+		if (n >= m->off + m->len && !memcmp(head + m->off, m->magic, m->len))
 			return m->format;
 	}
 	return NULL;
+}
+
+const char *dev_fd_vm_format(int fd)
+{
+	uint8_t head[128];
+	ssize_t n = pread(fd, head, sizeof(head), 0);
+
+	return n > 0 ? vm_format_of(head, n) : NULL;
+}
+
+/* The VM disk format of a file by its header, or NULL for anything else. */
+static const char *dev_probe_vm_format(const char *path)
+{
+	const char *format;
+	int fd;
+
+	if (dev_is_nbd_uri(path))
+		return NULL;	/* an export's contents are named by format= only */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	format = dev_fd_vm_format(fd);
+	close(fd);
+	return format;
+}
+
+int f2fs_dev_vm_hint(struct f2fs_dev *dev, char *buf, size_t len)
+{
+	uint8_t head[128];
+	struct iovec v = { head, sizeof(head) };
+	const char *format;
+
+	if (dev->size < sizeof(head) || dev->ops->readv(dev, &v, 1, dev->base))
+		return -EIO;
+	format = vm_format_of(head, sizeof(head));
+	if (!format)
+		return -ENOENT;
+	snprintf(buf, len, "this is a %s disk image, not an f2fs volume: open it with "
+		 "-o format=%s", format, format);
+	return 0;
 }
 
 /* The qemu format to open image with; NULL: a raw file opened directly. */
@@ -448,16 +527,27 @@ static int nbd_connect_image(struct f2fs_dev *dev, struct nbd_dev *nd,
 	if (format) {
 		char qemu_nbd[160];
 
+		bool in_export = dev_is_nbd_uri(image);
+
 		if (!qemu_nbd_find(qemu_nbd, sizeof(qemu_nbd)))
 			return nbd_fail(dev, nd, -ENOENT, "%s", "a VM disk image needs qemu-nbd"
 					" (Debian: qemu-utils), which is not on PATH");
-		if (access(image, opts->read_only ? R_OK : R_OK | W_OK))
+		/*
+		 * In an export, qemu-nbd is the NBD client: qemu's nbd driver
+		 * parses nbd:// and nbd+unix:// itself, but TLS would need
+		 * qemu's own credential objects, which we do not set up.
+		 */
+		if (in_export && !strncmp(image, "nbds", 4))
+			return nbd_fail(dev, nd, -EOPNOTSUPP, "format=%s inside a TLS export "
+					"(nbds://) is not supported: serve it without TLS, or "
+					"serve the disk's contents (qemu-nbd) instead", format);
+		if (!in_export && access(image, opts->read_only ? R_OK : R_OK | W_OK))
 			return nbd_fail(dev, nd, -errno, "%s", strerror(errno));
 		if (nbd_connect_vm(nd->h, image, format, opts->read_only) ||
 		    nbd_connect_wait(nd->h, nd->timeout, why, sizeof(why)))
 			return nbd_fail(dev, nd, -EIO, "qemu-nbd: %s", nbd_why(why));
-		snprintf(dev->source, sizeof(dev->source), "%s through %s (socket activation)",
-			 format, qemu_nbd);
+		snprintf(dev->source, sizeof(dev->source), "%s through %s (socket activation)%s%s",
+			 format, qemu_nbd, in_export ? " from NBD " : "", in_export ? image : "");
 		return 0;
 	}
 	if (nbd_apply_tls(nd->h, opts) || nbd_aio_connect_uri(nd->h, image) ||
@@ -471,7 +561,6 @@ static int nbd_connect_image(struct f2fs_dev *dev, struct nbd_dev *nd,
 int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const char *format)
 {
 	struct nbd_dev *nd = calloc(1, sizeof(*nd));
-	pthread_condattr_t ca;
 	int64_t size;
 	int ret;
 
@@ -481,6 +570,13 @@ int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const c
 	nd->h = nbd_create();
 	if (nd->wake_fd < 0 || !nd->h)
 		return nbd_fail(dev, nd, -ENOMEM, "%s", "cannot create the NBD handle");
+	/*
+	 * libnbd zeroes every read buffer before the read by default, in case
+	 * a caller uses one after a failed read: ours never does (a failed fill
+	 * leaves the folio not uptodate), and the memset was a fifth of the
+	 * daemon's copying per byte read.
+	 */
+	nbd_set_pread_initialize(nd->h, false);
 	nd->name = opts->device;
 	nd->timeout = opts->nbd_timeout ? opts->nbd_timeout : NBD_DEFAULT_TIMEOUT;
 	ret = nbd_connect_image(dev, nd, opts, format);
@@ -494,18 +590,17 @@ int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const c
 		return nbd_fail(dev, nd, -EIO, "NBD: %s", nbd_why(""));
 	nd->can_trim = nbd_can_trim(nd->h) == 1;
 	nd->can_flush = nbd_can_flush(nd->h) == 1;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);	/* deadlines ignore clock steps */
+	pthread_condattr_init(&nd->cattr);
+	pthread_condattr_setclock(&nd->cattr, CLOCK_MONOTONIC);
 	pthread_mutex_init(&nd->lock, NULL);
-	pthread_cond_init(&nd->done, &ca);
-	pthread_condattr_destroy(&ca);
 	ret = pthread_create(&nd->io_thread, NULL, nbd_io_main, nd);
 	if (ret) {
 		pthread_mutex_destroy(&nd->lock);
-		pthread_cond_destroy(&nd->done);
+		pthread_condattr_destroy(&nd->cattr);
 		return nbd_fail(dev, nd, -ret, "%s", "cannot start the NBD I/O thread");
 	}
 	dev->size = size;
+	dev->readahead = NBD_READAHEAD;
 	dev->priv = nd;
 	dev->ops = &dev_nbd_ops;
 	snprintf(dev->source + strlen(dev->source), sizeof(dev->source) - strlen(dev->source),

@@ -261,22 +261,11 @@ int f2fs_dev_partition_hint(struct f2fs_dev *dev, char *buf, size_t len)
 	return 0;
 }
 
-int uf2fs_read_partitions(const struct uf2fs_options *opts, struct uf2fs_partitions *out)
+int f2fs_dev_partitions(struct f2fs_dev *dev, struct uf2fs_partitions *out)
 {
-	struct uf2fs_options o = *opts;
-	struct f2fs_dev dev;
-	int ret;
-
-	o.partition = NULL;
-	o.read_only = true;
-	o.power_cut_model = false;
-	ret = f2fs_dev_open(&dev, &o);
-	if (ret) {
+	if (dev->base) {
 		memset(out, 0, sizeof(*out));
-		f2fs_dev_close(&dev);
-		return ret;
+		return -EINVAL;	/* a partition was chosen: dev is no longer the disk */
 	}
-	ret = part_scan(&dev, out);
-	f2fs_dev_close(&dev);
-	return ret;
+	return part_scan(dev, out);
 }

@@ -613,6 +613,13 @@ int uf2fs_verify_sparse(const char *path, char *msg, size_t msglen)
 	struct stat st;
 	int ret;
 
+	if (dev_is_nbd_uri(path)) {
+		snprintf(msg, msglen, "an NBD export, not an Android sparse image: no checksums "
+			 "to verify");
+		if (dev.fd >= 0)
+			close(dev.fd);
+		return -ENOTTY;
+	}
 	if (dev.fd < 0)
 		return -errno;
 	if (fstat(dev.fd, &st)) {

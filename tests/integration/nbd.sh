@@ -4,20 +4,29 @@
 #
 #   unix     nbdkit's file plugin over a Unix socket (nbd+unix:///?socket=):
 #            a read-write FUSE mount copies a tree in, offline put/get/ls/info
-#            work on the URI, and `uf2fs umount` of a daemon mount of it;
-#            the file is fsck clean and holds the tree
+#            (info --verify too) work on the URI, and `uf2fs umount` of a
+#            daemon mount of it; the file is fsck clean and holds the tree
 #   trim     nbdkit's log filter sees TRIM after a file is removed and FLUSH
 #            at the checkpoints
 #   tls      nbds+unix:// to nbdkit --tls=require with a PSK given by -o
-#            tls_psk_file=,tls_username=; refused without it
+#            tls_psk_file=,tls_username=: offline cat and info, and a rw FUSE
+#            mount that writes a file; refused without the key
 #   tcp      nbdkit's memory plugin on 127.0.0.1 (nbd://127.0.0.1:PORT), loaded
-#            with qemu-img: put, get, info; the export copied back out is clean
+#            with qemu-img: put, get, info, and a rw FUSE mount that writes a
+#            file; the export copied back out is clean
 #   ro       a read-only export (nbdkit -r) is refused for writes with a
 #            message that says so, and still reads
 #   qcow2    an overlay on a qcow2 backing file, through qemu-nbd: writes go
 #            into the overlay, the backing file is unchanged, and
 #            qemu-img convert of the overlay to raw is clean and has the data;
-#            without qemu-nbd on PATH the error names qemu-utils
+#            `uf2fs info --verify` starts qemu-nbd once (a counting wrapper on
+#            PATH); without qemu-nbd on PATH the error names qemu-utils
+#   qcow2-in-nbd  a qcow2 file (preallocation=metadata: an export has a fixed
+#            size, a qcow2 grows) served by nbdkit, opened as the URI with -o
+#            format=qcow2 (qemu-nbd as the export's client): without format=
+#            the error names it; a rw daemon mount writes a file and `uf2fs
+#            umount` checks the final checkpoint; the qcow2 converted to raw
+#            is clean and has the file
 #   kill     nbdkit killed mid-write under a rw mount: the writer gets EIO, the
 #            mount's log says the server is lost, unmount does not hang; the
 #            image is fsck clean after the next mount (its recovery) and
@@ -85,8 +94,9 @@ MNT=$TMP/mnt
 mount_uf2fs "$URI" "$MNT" rw || fail "rw mount of $URI"
 cp -a "$SRC/." "$MNT/"
 umount_uf2fs "$MNT" || fail "unmount"
-out=$("$UF2FS" info "$URI")
+out=$("$UF2FS" info --verify "$URI")
 grep -q "^Source: *NBD nbd+unix:///?socket=$SOCK" <<<"$out" || fail "info names no NBD source: $out"
+grep -q "^verify: an NBD export" <<<"$out" || fail "info --verify on a URI: $out"
 echo "offline put" >"$TMP/put.txt"
 "$UF2FS" put "$URI" "$TMP/put.txt" /put.txt || fail "put through NBD"
 "$UF2FS" ls -l "$URI" / | grep -q "put.txt" || fail "ls through NBD does not show put.txt"
@@ -133,6 +143,13 @@ SURI="nbds+unix:///?socket=$SOCK"
 	grep -q "^Source: *NBD nbds+unix.*(TLS)" || fail "info does not say TLS"
 run_limited 30 "$UF2FS" ls "$SURI" /
 expect_clean_error "nbds without a key" || fail "nbds without a key"
+# a daemon mount: `uf2fs umount` opens the export again, with the same key
+"$UF2FS" mount "$SURI" "$MNT" -o "rw,tls_psk_file=$TMP/psk,tls_username=alice" ||
+	fail "rw FUSE mount over TLS"
+echo "through a TLS mount" >"$MNT/tls.txt"
+"$UF2FS" umount "$MNT" || fail "uf2fs umount of the TLS mount (checks its final checkpoint)"
+"$UF2FS" cat -o "tls_psk_file=$TMP/psk,tls_username=alice" "$SURI" /tls.txt |
+	grep -q "through a TLS mount" || fail "tls.txt lost"
 stop_nbdkit "$KIT"
 
 step "tcp: nbdkit memory plugin on 127.0.0.1"
@@ -144,10 +161,15 @@ echo "over tcp" >"$TMP/tcp.txt"
 "$UF2FS" put "$TURI" "$TMP/tcp.txt" /tcp.txt || fail "put over TCP"
 "$UF2FS" info "$TURI" | grep -q "^Source: *NBD nbd://127.0.0.1:$PORT" || fail "info (tcp)"
 "$UF2FS" cat "$TURI" /tcp.txt | grep -q "over tcp" || fail "cat over TCP"
+mount_uf2fs "$TURI" "$MNT" rw || fail "rw FUSE mount over TCP"
+cp "$SRC/big.bin" "$MNT/tcp-big.bin"
+umount_uf2fs "$MNT" || fail "unmount of the TCP mount"
 qemu-img convert -f raw -O raw "$TURI" "$TMP/tcp.img" || fail "copying the export out"
 stop_nbdkit "$KIT"
 fsck_clean "$TMP/tcp.img" || fail "memory export not clean"
 "$UF2FS" cat "$TMP/tcp.img" /tcp.txt | grep -q "over tcp" || fail "tcp.txt not in the copy"
+"$UF2FS" get "$TMP/tcp.img" /tcp-big.bin "$TMP/tcp-big.back"
+cmp "$SRC/big.bin" "$TMP/tcp-big.back" || fail "the file written through the TCP mount differs"
 
 step "qcow2: an overlay with a backing file, through qemu-nbd"
 qemu-img convert -f raw -O qcow2 "$IMG" "$TMP/base.qcow2"
@@ -159,6 +181,16 @@ head -c $((1 << 20)) /dev/urandom >"$TMP/q/one.bin"
 out=$("$UF2FS" info "$TMP/over.qcow2")
 grep -q "^Source: *qcow2 through [^ ]*qemu-nbd" <<<"$out" || fail "info names no qcow2: $out"
 [ "$(image_sum "$TMP/base.qcow2")" = "$BASE_SUM" ] || fail "the backing file changed"
+log "uf2fs info --verify opens the VM disk once: one qemu-nbd"
+mkdir -p "$TMP/wrap"
+printf '#!/bin/sh\necho "$*" >>"$QEMU_NBD_LOG"\nexec %s "$@"\n' "$(command -v qemu-nbd)" \
+	>"$TMP/wrap/qemu-nbd"
+chmod +x "$TMP/wrap/qemu-nbd"
+QEMU_NBD_LOG=$TMP/qemu-nbd.starts PATH="$TMP/wrap:$PATH" "$UF2FS" info --verify \
+	"$TMP/over.qcow2" >"$TMP/info-q.out" || fail "info --verify of the overlay"
+grep -q "^Source: *qcow2 through $TMP/wrap/qemu-nbd" "$TMP/info-q.out" || fail "not the wrapper"
+n=$(wc -l <"$TMP/qemu-nbd.starts")
+[ "$n" = 1 ] || fail "uf2fs info started qemu-nbd $n times: $(cat "$TMP/qemu-nbd.starts")"
 pgrep -f "qemu-nbd.*over.qcow2" && fail "qemu-nbd still running after uf2fs exited"
 run_limited 30 "$UF2FS" ls -o format=raw "$TMP/over.qcow2"
 expect_clean_error "format=raw on a qcow2" || fail "format=raw override not honoured"
@@ -168,6 +200,26 @@ qemu-img convert -f qcow2 -O raw "$TMP/over.qcow2" "$TMP/over.raw"
 fsck_clean "$TMP/over.raw" || fail "converted overlay not clean"
 "$UF2FS" get "$TMP/over.raw" /q/one.bin "$TMP/one.back"
 cmp "$TMP/q/one.bin" "$TMP/one.back" || fail "the overlay lost the data"
+
+step "qcow2-in-nbd: a qcow2 stored in an NBD export, -o format=qcow2"
+# an export cannot grow: the qcow2 gets its clusters up front
+qemu-img convert -f raw -O qcow2 -o preallocation=metadata "$IMG" "$TMP/exp.qcow2"
+start_nbdkit KIT -U "$SOCK" file "$TMP/exp.qcow2"
+run_limited 30 "$UF2FS" ls "$URI" /
+expect_clean_error "a qcow2 export without format=" || fail "qcow2 export without format="
+grep -q "qcow2 disk image.*-o format=qcow2" <<<"$OUT" || fail "no format= hint: $OUT"
+"$UF2FS" info -o format=qcow2 "$URI" |
+	grep -q "^Source: *qcow2 through .*qemu-nbd.* from NBD $URI" || fail "info (qcow2 in NBD)"
+"$UF2FS" mount "$URI" "$MNT" -o rw,format=qcow2 || fail "rw mount of the qcow2 in the export"
+cp "$SRC/big.bin" "$MNT/in-export.bin"
+"$UF2FS" umount "$MNT" || fail "uf2fs umount of the qcow2 in the export"
+pgrep -f "qemu-nbd.*$SOCK" && fail "qemu-nbd still running after the unmount"
+stop_nbdkit "$KIT"
+qemu-img check -q "$TMP/exp.qcow2" || fail "the qcow2 in the export is damaged"
+qemu-img convert -f qcow2 -O raw "$TMP/exp.qcow2" "$TMP/exp.raw"
+fsck_clean "$TMP/exp.raw" || fail "the qcow2 written through NBD is not clean"
+"$UF2FS" get "$TMP/exp.raw" /in-export.bin "$TMP/in-export.back"
+cmp "$SRC/big.bin" "$TMP/in-export.back" || fail "in-export.bin differs"
 
 step "kill: nbdkit killed mid-write"
 cp "$IMG" "$TMP/kill.img"
@@ -270,4 +322,4 @@ grep -q "no answer to the handshake in 2 s" <<<"$OUT" || fail "message: $OUT"
 (( SECONDS - T0 < 10 )) || fail "the open took $((SECONDS - T0)) s with nbd_timeout=2"
 kill "$MUTE_PID"
 
-pass "NBD over Unix, TLS and TCP, read-only exports, qcow2 overlay, killed, stopped and mute servers"
+pass "NBD over Unix, TLS and TCP, read-only exports, qcow2 overlay, qcow2 in an export, killed, stopped and mute servers"
