@@ -24,7 +24,8 @@ tree    a tarball made at bench time: a real source tree from local directories
         fresh mount) and the shard times are summed.
 git     a generated git checkout of BENCH_GIT_N files (default 100000; smoke
         5000), committed, tarred, untarred into each target, `git status` run
-        once (the index learns the new stat data), then cold `git status`.
+        once (the index learns the new stat data), then cold `git status`, then
+        "git stat": cold lstat(2) of every path of the checkout (fresh mount).
         Skipped on the ceilings when N does not fit in RLIMIT_NOFILE.
 dirops  one directory, N entries (BENCH_DIR_N, default 100000; smoke 10000):
           create    open(O_CREAT|O_EXCL) + close of N empty files
@@ -52,7 +53,7 @@ import time
 
 MIB = 1 << 20
 READ_STEPS = ["find", "du -s", "stat", "ls -lR", "ls -lR warm", "grep -r"]
-TREE_STEPS = ["untar", "untar+sync"] + READ_STEPS + ["rm -rf", "git status"]
+TREE_STEPS = ["untar", "untar+sync"] + READ_STEPS + ["rm -rf", "git status", "git stat"]
 DIR_STEPS = ["create", "stat", "unlink"]
 TREE_TARGETS = ("tmpfs", "ceiling", "ceiling-x", "fuse2fs", "uf2fs", "uf2fs-wbc",
                 "uf2fs-enc", "uf2fs-cf", "uf2fs-cf-before")
@@ -398,6 +399,10 @@ def git_pass(t, gittar, cold, log_sample):
     syncfs(t.path)
     cold(t)
     log_sample("git status", sh_timed(g, "git status"))
+    with tarfile.open(gittar) as tf:
+        paths = [os.path.join(top, n) for n in tf.getnames()]
+    cold(t)
+    log_sample("git stat", stat_all(paths))
     subprocess.run(["rm", "-rf", top], check=True)
     syncfs(t.path)
 
@@ -560,7 +565,8 @@ def report(targets, tsamples, dsamples, info, reps):
                 "untar+sync adds syncfs(2). find, du -s, stat (lstat of every path), ls -lR "
                 "and grep -r start cold (unmount, sync, drop caches, mount); ls -lR warm is "
                 "a second ls -lR on the same mount; rm -rf includes a syncfs. git status: "
-                "cold, on a generated checkout of %s files. Ratios are speedups: "
+                "cold, on a generated checkout of %s files; git stat: lstat of its every "
+                "path, cold. Ratios are speedups: "
                 "fuse2fs/uf2fs > 1 means uf2fs (default mount) is faster than fuse2fs; "
                 "ceiling/uf2fs is the share of the FUSE ceiling (passthrough_ll -o "
                 "writeback) that uf2fs reaches, ceiling-x/uf2fs the same against "

@@ -603,6 +603,12 @@ struct f2fs_inode_info {
 	uint64_t ns_changed_at;		/* cp_ver + 1 when a name or xattr changed since it */
 	/* casefolded directory: every entry's hash is the one uf2fs computes (dir.c) */
 	atomic_bool cf_hashes_ok;
+	/*
+	 * getxattr without the area (xattr_io.c): xattr_gen counts the stores of
+	 * the xattr area; xattr_empty_at is gen + 1 of a read that found no entry.
+	 */
+	atomic_uint xattr_gen;
+	atomic_uint xattr_empty_at;
 	struct fscrypt_inode fscrypt;	/* key and policy (lib/fscrypt, crypto_ops.c) */
 	/* atomic write (F2FS_IOC_START_ATOMIC_WRITE): data stays in memory until commit */
 	bool atomic;
@@ -934,6 +940,7 @@ int f2fs_compress_new_encrypted(struct f2fs_sb_info *sbi, const struct f2fs_inod
  */
 ssize_t f2fs_xattr_get(const void *buf, size_t len, const char *name, void *value, size_t size);
 ssize_t f2fs_xattr_list(const void *buf, size_t len, char *list, size_t size);
+bool f2fs_xattr_area_empty(const void *buf, size_t len);
 int f2fs_xattr_validate(const void *buf, size_t len);
 /*
  * setxattr/removexattr on the same assembled area, as the kernel's
@@ -1002,6 +1009,15 @@ int f2fs_set_crypt_context(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi,
 /* Read the xattr area of an inode into a malloc'd buffer (xattr.c). */
 int f2fs_read_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, uint8_t **buf,
 			 size_t *len);
+/*
+ * An inode known to have no xattrs answers a getxattr without its area:
+ * take f2fs_xattr_gen before reading the area, f2fs_xattrs_note_read after,
+ * and f2fs_xattrs_known_empty holds until the next store (xattr_io.c).
+ */
+unsigned int f2fs_xattr_gen(struct f2fs_inode_info *fi);
+void f2fs_xattrs_note_read(struct f2fs_inode_info *fi, unsigned int gen, const uint8_t *buf,
+			   size_t len);
+bool f2fs_xattrs_known_empty(struct f2fs_inode_info *fi);
 
 /* /// f2fs's side of fs-verity (verity.c) /// */
 #define VERITY_METADATA_ALIGN	65536	/* f2fs_verity_metadata_pos() */

@@ -502,6 +502,7 @@ static ssize_t with_xattrs(struct uf2fs *fs, uint32_t ino, const char *name, voi
 	struct f2fs_inode_info *fi;
 	uint8_t *buf = NULL;
 	size_t len = 0;
+	unsigned int gen;
 	ssize_t ret;
 
 	pthread_rwlock_rdlock(&sbi->cp_rwsem);
@@ -510,11 +511,17 @@ static ssize_t with_xattrs(struct uf2fs *fs, uint32_t ino, const char *name, voi
 		ret = PTR_ERR(fi);
 		goto out;
 	}
+	if (name && f2fs_xattrs_known_empty(fi)) {
+		ret = f2fs_xattr_get(NULL, 0, name, value, size);	/* -ENODATA, or a bad name */
+		goto put;
+	}
+	gen = f2fs_xattr_gen(fi);
 	/* setxattr changes the area under the inode lock */
 	pthread_rwlock_rdlock(&fi->i_rwsem);
 	ret = f2fs_read_xattr_area(sbi, fi, &buf, &len);
 	pthread_rwlock_unlock(&fi->i_rwsem);
 	if (!ret) {
+		f2fs_xattrs_note_read(fi, gen, buf, len);
 		if (name)
 			ret = f2fs_xattr_get(buf, len, name, value, size);
 		else
@@ -524,6 +531,7 @@ static ssize_t with_xattrs(struct uf2fs *fs, uint32_t ino, const char *name, voi
 					 fi->ino, fi->xattr_nid);
 	}
 	free(buf);
+put:
 	f2fs_iput(sbi, fi);
 out:
 	pthread_rwlock_unlock(&sbi->cp_rwsem);

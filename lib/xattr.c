@@ -325,6 +325,15 @@ static ssize_t copy_value(const struct xattr_ent *e, void *value, size_t size)
 	return (ssize_t)e->value_len;
 }
 
+/* No entry at all: a zeroed area, or a header and the end word. */
+bool f2fs_xattr_area_empty(const void *buf, size_t len)
+{
+	struct xattr_iter it;
+	struct xattr_ent e;
+
+	return !xattr_iter_start(&it, buf, len) && xattr_iter_next(&it, &e) == 0;
+}
+
 ssize_t f2fs_xattr_get(const void *buf, size_t len, const char *name, void *value, size_t size)
 {
 	struct xattr_ent e;

@@ -78,6 +78,32 @@ int f2fs_read_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi, u
 	return 0;
 }
 
+/*
+ * ls -l asks every entry for security.selinux (and an ACL), which most
+ * inodes do not have: once a read found the area empty, later lookups skip
+ * the inode lock, the allocation and the node folio until the area is
+ * stored again. A store bumps the generation after writing, so a read that
+ * raced with it notes an older generation than the one it must match.
+ */
+unsigned int f2fs_xattr_gen(struct f2fs_inode_info *fi)
+{
+	return atomic_load_explicit(&fi->xattr_gen, memory_order_acquire);
+}
+
+void f2fs_xattrs_note_read(struct f2fs_inode_info *fi, unsigned int gen, const uint8_t *buf,
+			   size_t len)
+{
+	if (f2fs_xattr_area_empty(buf, len))
+		atomic_store_explicit(&fi->xattr_empty_at, gen + 1, memory_order_release);
+}
+
+bool f2fs_xattrs_known_empty(struct f2fs_inode_info *fi)
+{
+	unsigned int at = atomic_load_explicit(&fi->xattr_empty_at, memory_order_acquire);
+
+	return at && at == f2fs_xattr_gen(fi) + 1;
+}
+
 /// Setting and removing ///
 
 /* Write an updated area back: inline part, then the node (allocated or freed). */
@@ -160,8 +186,11 @@ static int commit_xattr_area(struct f2fs_sb_info *sbi, struct f2fs_inode_info *f
 
 	if (up->need_node && !fi->xattr_nid)
 		ret = f2fs_check_space(sbi, 1);
-	if (!ret && up->dirty)
+	if (!ret && up->dirty) {
 		ret = store_xattr_area(sbi, fi, buf, inline_size, up);
+		/* after the store, even a failed one: what a reader saw before is old */
+		atomic_fetch_add_explicit(&fi->xattr_gen, 1, memory_order_release);
+	}
 	if (!ret && up->set_mode)
 		fi->mode = up->mode;
 	if (!ret && up->touched) {

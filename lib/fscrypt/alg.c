@@ -228,7 +228,7 @@ static struct {
 	EVP_CIPHER *xts, *cbc128, *ecb128, *ecb256, *cts128, *cts256;
 	EVP_MD *sha256, *sha512;
 	EVP_KDF *hkdf;
-	EVP_MAC *siphash, *poly1305;
+	EVP_MAC *siphash, *poly1305, *hmac;
 	bool ok;
 } algs;
 
@@ -247,12 +247,13 @@ static void algs_fetch(void)
 	algs.hkdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
 	algs.siphash = EVP_MAC_fetch(NULL, "SIPHASH", NULL);
 	algs.poly1305 = EVP_MAC_fetch(NULL, "POLY1305", NULL);
+	algs.hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
 	algs.ok = algs.xts && algs.cbc128 && algs.ecb128 && algs.ecb256 && algs.cts128 &&
 		  algs.cts256 && algs.sha256 && algs.sha512 && algs.hkdf && algs.siphash &&
-		  algs.poly1305;
+		  algs.poly1305 && algs.hmac;
 	if (!algs.ok)
 		fprintf(stderr, "uf2fs: OpenSSL lacks an algorithm fscrypt needs "
-			"(AES XTS/CBC/CTS/ECB, SHA-256/512, HKDF, SipHash, Poly1305)\n");
+			"(AES XTS/CBC/CTS/ECB, SHA-256/512, HKDF, HMAC, SipHash, Poly1305)\n");
 }
 
 static int algs_ready(void)
@@ -593,6 +594,104 @@ int fscrypt_hkdf_sha512(const uint8_t *ikm, size_t ikm_len, const uint8_t *info,
 	if (EVP_KDF_derive(kctx, out, out_len, params) <= 0)
 		err = -EIO;
 	EVP_KDF_CTX_free(kctx);
+	return err;
+}
+
+/*
+ * HKDF with its extract step done once: an HMAC-SHA512 context keyed with
+ * the PRK, as the kernel keeps one per master key. Every per-inode key is an
+ * expand of that PRK; redoing the extract, the KDF context and its
+ * parameters for each inode cost more than the decryption of a small file.
+ */
+#define HKDF_SHA512_LEN	64
+
+struct fscrypt_hkdf {
+	EVP_MAC_CTX *prk;		/* keyed, never used itself: expands work on copies */
+};
+
+static EVP_MAC_CTX *hmac_sha512_new(const uint8_t *key, size_t key_len)
+{
+	OSSL_PARAM params[2] = {
+		OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, "SHA512", 0),
+		OSSL_PARAM_construct_end(),
+	};
+	EVP_MAC_CTX *ctx = EVP_MAC_CTX_new(algs.hmac);
+
+	if (ctx && EVP_MAC_init(ctx, key, key_len, params) <= 0) {
+		EVP_MAC_CTX_free(ctx);
+		ctx = NULL;
+	}
+	return ctx;
+}
+
+int fscrypt_hkdf_new(struct fscrypt_hkdf **out, const uint8_t *ikm, size_t ikm_len)
+{
+	static const uint8_t zero_salt[HKDF_SHA512_LEN];
+	uint8_t prk[HKDF_SHA512_LEN];
+	struct fscrypt_hkdf *h;
+	EVP_MAC_CTX *ext;
+	size_t n = 0;
+	int err = algs_ready();
+
+	if (err)
+		return err;
+	if (!ikm || !ikm_len)
+		return -EINVAL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	/* RFC 5869 extract without a salt: HMAC keyed with HashLen zero bytes */
+	ext = hmac_sha512_new(zero_salt, sizeof(zero_salt));
+	if (ext && EVP_MAC_update(ext, ikm, ikm_len) > 0 &&
+	    EVP_MAC_final(ext, prk, &n, sizeof(prk)) > 0 && n == sizeof(prk))
+		h->prk = hmac_sha512_new(prk, sizeof(prk));
+	EVP_MAC_CTX_free(ext);
+	OPENSSL_cleanse(prk, sizeof(prk));
+	if (!h->prk) {
+		free(h);
+		return -EIO;
+	}
+	*out = h;
+	return 0;
+}
+
+void fscrypt_hkdf_free(struct fscrypt_hkdf *h)
+{
+	if (!h)
+		return;
+	EVP_MAC_CTX_free(h->prk);
+	free(h);
+}
+
+/* RFC 5869 expand: T(i) = HMAC(PRK, T(i-1) | info | i), on copies of the keyed context. */
+int fscrypt_hkdf_expand(const struct fscrypt_hkdf *h, const uint8_t *info, size_t info_len,
+			uint8_t *out, size_t out_len)
+{
+	uint8_t t[HKDF_SHA512_LEN];
+	size_t tlen = 0, done = 0;
+	int err = 0;
+
+	if (!h || (!info && info_len) || !out || !out_len || out_len > 255 * HKDF_SHA512_LEN)
+		return -EINVAL;
+	for (uint8_t i = 1; done < out_len && !err; i++) {
+		EVP_MAC_CTX *c = EVP_MAC_CTX_dup(h->prk);
+		size_t n = 0;
+
+		if (!c)
+			return -ENOMEM;
+		if (EVP_MAC_update(c, t, tlen) <= 0 ||
+		    (info_len && EVP_MAC_update(c, info, info_len) <= 0) ||
+		    EVP_MAC_update(c, &i, 1) <= 0 || EVP_MAC_final(c, t, &n, sizeof(t)) <= 0 ||
+		    n != sizeof(t))
+			err = -EIO;
+		EVP_MAC_CTX_free(c);
+		tlen = out_len - done < sizeof(t) ? out_len - done : sizeof(t);
+		if (!err)
+			memcpy(out + done, t, tlen);
+		done += tlen;
+		tlen = sizeof(t);
+	}
+	OPENSSL_cleanse(t, sizeof(t));
 	return err;
 }
 

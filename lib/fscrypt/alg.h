@@ -84,6 +84,15 @@ int fscrypt_decrypt_name(struct fscrypt_cipher *c, const uint8_t *iv, const uint
 /* HKDF-SHA512 (RFC 5869) with an empty salt: extract from ikm, expand info. */
 int fscrypt_hkdf_sha512(const uint8_t *ikm, size_t ikm_len, const uint8_t *info,
 			size_t info_len, uint8_t *out, size_t out_len);
+/*
+ * The same with the extract done once (a master key's, kept while it is
+ * present): each expand is then two SHA-512 blocks per 64 output bytes.
+ */
+struct fscrypt_hkdf;
+int fscrypt_hkdf_new(struct fscrypt_hkdf **out, const uint8_t *ikm, size_t ikm_len);
+int fscrypt_hkdf_expand(const struct fscrypt_hkdf *h, const uint8_t *info, size_t info_len,
+			uint8_t *out, size_t out_len);
+void fscrypt_hkdf_free(struct fscrypt_hkdf *h);
 /* AES-128-ECB encryption of len bytes (a multiple of 16): the v1 KDF. */
 int fscrypt_aes128_ecb_encrypt(const uint8_t key[16], const uint8_t *in, uint8_t *out,
 			       size_t len);

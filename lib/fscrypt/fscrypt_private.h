@@ -34,11 +34,13 @@ struct fscrypt_master_key {
 	size_t len;
 	struct fscrypt_cipher *mode_keys[PM_NR][MAX_MODE];
 	uint8_t *ino_hash_key;		/* 16 bytes, secret memory; LBLK_32 */
+	struct fscrypt_hkdf *hkdf;	/* v2: the secret's HKDF extract, for every derivation */
 	struct fscrypt_info *users;	/* infos set up with this key */
 };
 
 struct fscrypt_info {
 	struct fscrypt_info *next_user;	/* master key's list, or the graveyard */
+	struct fscrypt_info **pprev_user; /* what points at this info: O(1) unlink */
 	struct fscrypt_master_key *mk;
 	struct fscrypt_keyring *kr;
 	struct fscrypt_cipher *cipher;
@@ -63,6 +65,9 @@ struct fscrypt_keyring {
 	struct fscrypt_info *graveyard;	/* dead infos an inode may still point at */
 };
 
+/* The same from a master key's prepared extract (alg.h) in place of fscrypt_hkdf(): the same bytes, less work. */
+int fscrypt_hkdf_prepared(const struct fscrypt_hkdf *h, uint8_t context, const uint8_t *info,
+			  size_t info_len, uint8_t *out, size_t out_len);
 size_t fscrypt_spec_size(int version);
 struct fscrypt_master_key *fscrypt_find_key(struct fscrypt_keyring *kr, int version,
 					    const uint8_t *spec);
@@ -76,6 +81,31 @@ int fscrypt_err(struct fscrypt_keyring *kr, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void fscrypt_msg(struct fscrypt_keyring *kr, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * An info joins a master key's users or the graveyard at its head and leaves
+ * from wherever it is: every evicted inode puts its info, so the unlink must
+ * not walk a list that holds every cached encrypted inode. Under kr->lock.
+ */
+static inline void fscrypt_link_user(struct fscrypt_info **head, struct fscrypt_info *ci)
+{
+	ci->next_user = *head;
+	if (*head)
+		(*head)->pprev_user = &ci->next_user;
+	*head = ci;
+	ci->pprev_user = head;
+}
+
+static inline void fscrypt_unlink_user(struct fscrypt_info *ci)
+{
+	if (!ci->pprev_user)
+		return;
+	*ci->pprev_user = ci->next_user;
+	if (ci->next_user)
+		ci->next_user->pprev_user = ci->pprev_user;
+	ci->next_user = NULL;
+	ci->pprev_user = NULL;
+}
 
 static inline uint32_t fscrypt_ino(const struct fscrypt_keyring *kr,
 				   const struct fscrypt_inode *inode)

@@ -90,6 +90,7 @@ static void free_master_key(struct fscrypt_master_key *mk)
 				fscrypt_cipher_free(mk->mode_keys[k][m]);
 	if (mk->ino_hash_key)
 		fscrypt_secret_free(mk->ino_hash_key, 16);
+	fscrypt_hkdf_free(mk->hkdf);
 	fscrypt_secret_free(mk->secret, mk->len);
 	fscrypt_secret_free(mk, sizeof(*mk));
 }
@@ -161,7 +162,10 @@ int fscrypt_add_key(struct fscrypt_keyring *kr, const uint8_t *key, size_t len,
 	if (desc) {
 		memcpy(mk->spec, desc, FSCRYPT_KEY_DESCRIPTOR_SIZE);
 	} else {
-		ret = fscrypt_key_identifier(key, len, mk->spec);
+		ret = fscrypt_hkdf_new(&mk->hkdf, key, len);
+		if (!ret)
+			ret = fscrypt_hkdf_prepared(mk->hkdf, HKDF_CONTEXT_KEY_IDENTIFIER, NULL, 0,
+						    mk->spec, FSCRYPT_KEY_IDENTIFIER_SIZE);
 		if (ret) {
 			free_master_key(mk);
 			return ret;
@@ -201,10 +205,9 @@ int fscrypt_remove_key(struct fscrypt_keyring *kr, const uint8_t *spec, size_t s
 		while (mk->users) {
 			struct fscrypt_info *ci = mk->users;
 
-			mk->users = ci->next_user;
+			fscrypt_unlink_user(ci);
 			fscrypt_kill_info(ci);
-			ci->next_user = kr->graveyard;
-			kr->graveyard = ci;
+			fscrypt_link_user(&kr->graveyard, ci);
 		}
 		free_master_key(mk);
 	}

@@ -18,9 +18,19 @@ static int mode_of(const struct fscrypt_info *ci, uint32_t imode)
 	return S_ISREG(imode) ? ci->pol.contents_mode : ci->pol.filenames_mode;
 }
 
-int fscrypt_derive_enc_key(const struct fscrypt_pol *pol, const uint8_t *master, size_t mlen,
-			   const uint8_t nonce[FSCRYPT_FILE_NONCE_SIZE], int mode,
-			   const uint8_t uuid[16], uint8_t *out)
+/* fscrypt's HKDF from the master key's prepared extract when there is one, else from the secret */
+static int kdf(const struct fscrypt_hkdf *h, const uint8_t *master, size_t mlen, uint8_t context,
+	       const uint8_t *info, size_t info_len, uint8_t *out, size_t out_len)
+{
+	if (h)
+		return fscrypt_hkdf_prepared(h, context, info, info_len, out, out_len);
+	return fscrypt_hkdf(master, mlen, context, info, info_len, out, out_len);
+}
+
+static int derive_key(const struct fscrypt_pol *pol, const struct fscrypt_hkdf *h,
+		      const uint8_t *master, size_t mlen,
+		      const uint8_t nonce[FSCRYPT_FILE_NONCE_SIZE], int mode, const uint8_t uuid[16],
+		      uint8_t *out)
 {
 	size_t ksize = fscrypt_mode_key_size(mode);
 	uint8_t info[17];
@@ -38,15 +48,22 @@ int fscrypt_derive_enc_key(const struct fscrypt_pol *pol, const uint8_t *master,
 	}
 	info[0] = (uint8_t)mode;
 	if (pol->flags & FSCRYPT_POLICY_FLAG_DIRECT_KEY)
-		return fscrypt_hkdf(master, mlen, HKDF_CONTEXT_DIRECT_KEY, info, 1, out, ksize);
+		return kdf(h, master, mlen, HKDF_CONTEXT_DIRECT_KEY, info, 1, out, ksize);
 	if (pol->flags & (FSCRYPT_POLICY_FLAG_IV_INO_LBLK_64 | FSCRYPT_POLICY_FLAG_IV_INO_LBLK_32)) {
 		memcpy(info + 1, uuid, 16);
-		return fscrypt_hkdf(master, mlen, (pol->flags & FSCRYPT_POLICY_FLAG_IV_INO_LBLK_64) ?
-				    HKDF_CONTEXT_IV_INO_LBLK_64_KEY :
-				    HKDF_CONTEXT_IV_INO_LBLK_32_KEY, info, 17, out, ksize);
+		return kdf(h, master, mlen, (pol->flags & FSCRYPT_POLICY_FLAG_IV_INO_LBLK_64) ?
+			   HKDF_CONTEXT_IV_INO_LBLK_64_KEY : HKDF_CONTEXT_IV_INO_LBLK_32_KEY,
+			   info, 17, out, ksize);
 	}
-	return fscrypt_hkdf(master, mlen, HKDF_CONTEXT_PER_FILE_ENC_KEY, nonce,
-			    FSCRYPT_FILE_NONCE_SIZE, out, ksize);
+	return kdf(h, master, mlen, HKDF_CONTEXT_PER_FILE_ENC_KEY, nonce, FSCRYPT_FILE_NONCE_SIZE,
+		   out, ksize);
+}
+
+int fscrypt_derive_enc_key(const struct fscrypt_pol *pol, const uint8_t *master, size_t mlen,
+			   const uint8_t nonce[FSCRYPT_FILE_NONCE_SIZE], int mode,
+			   const uint8_t uuid[16], uint8_t *out)
+{
+	return derive_key(pol, NULL, master, mlen, nonce, mode, uuid, out);
 }
 
 static bool per_mode(const struct fscrypt_pol *pol)
@@ -81,8 +98,8 @@ static int setup_cipher(struct fscrypt_keyring *kr, struct fscrypt_info *ci,
 	key = fscrypt_secret_alloc(FSCRYPT_MAX_KEY_SIZE);
 	if (!key)
 		return -ENOMEM;
-	ret = fscrypt_derive_enc_key(&ci->pol, mk->secret, mk->len, ci->nonce, mode,
-				     kr->uuid, key);
+	ret = derive_key(&ci->pol, mk->hkdf, mk->secret, mk->len, ci->nonce, mode, kr->uuid,
+			 key);
 	if (!ret)
 		ret = fscrypt_cipher_new(slot, mode, key, fscrypt_mode_key_size(mode));
 	fscrypt_secret_free(key, FSCRYPT_MAX_KEY_SIZE);
@@ -104,8 +121,8 @@ static int hash_ino(struct fscrypt_info *ci, struct fscrypt_master_key *mk)
 
 		if (!k)
 			return -ENOMEM;
-		ret = fscrypt_hkdf(mk->secret, mk->len, HKDF_CONTEXT_INODE_HASH_KEY, NULL, 0, k,
-				   16);
+		ret = kdf(mk->hkdf, mk->secret, mk->len, HKDF_CONTEXT_INODE_HASH_KEY, NULL, 0, k,
+			  16);
 		if (ret) {
 			fscrypt_secret_free(k, 16);
 			return ret;
@@ -129,8 +146,8 @@ static int setup_keys(struct fscrypt_keyring *kr, struct fscrypt_info *ci,
 	if (!ret && casefolded_dir && ci->pol.version == FSCRYPT_CONTEXT_V2) {
 		ci->dirhash_key = fscrypt_secret_alloc(16);
 		ret = !ci->dirhash_key ? -ENOMEM :
-		      fscrypt_hkdf(mk->secret, mk->len, HKDF_CONTEXT_DIRHASH_KEY, ci->nonce,
-				   FSCRYPT_FILE_NONCE_SIZE, ci->dirhash_key, 16);
+		      kdf(mk->hkdf, mk->secret, mk->len, HKDF_CONTEXT_DIRHASH_KEY, ci->nonce,
+			  FSCRYPT_FILE_NONCE_SIZE, ci->dirhash_key, 16);
 		ci->has_dirhash = !ret;
 	}
 	return ret;
@@ -186,8 +203,7 @@ int fscrypt_prepare(struct fscrypt_keyring *kr, struct fscrypt_inode *fi)
 	if (ret)
 		goto free;
 	ci->mk = mk;
-	ci->next_user = mk->users;
-	mk->users = ci;
+	fscrypt_link_user(&mk->users, ci);
 	/* a dead info stays where it is (the graveyard); fi just points elsewhere now */
 	fi->ci = ci;
 	pthread_rwlock_unlock(&kr->lock);
@@ -198,10 +214,10 @@ free:
 	return ret;
 }
 
-/* Inode leaves the cache: its info goes from its key's list and is freed. */
+/* Inode leaves the cache: its info goes from its key's list (or the graveyard) and is freed. */
 void fscrypt_put_info(struct fscrypt_inode *fi)
 {
-	struct fscrypt_info *ci = fi->ci, **pp;
+	struct fscrypt_info *ci = fi->ci;
 	struct fscrypt_keyring *kr;
 
 	if (!ci)
@@ -209,12 +225,7 @@ void fscrypt_put_info(struct fscrypt_inode *fi)
 	fi->ci = NULL;
 	kr = ci->kr;
 	pthread_rwlock_wrlock(&kr->lock);
-	for (pp = ci->mk ? &ci->mk->users : &kr->graveyard; *pp; pp = &(*pp)->next_user) {
-		if (*pp == ci) {
-			*pp = ci->next_user;
-			break;
-		}
-	}
+	fscrypt_unlink_user(ci);
 	pthread_rwlock_unlock(&kr->lock);
 	fscrypt_free_info(ci);
 }

@@ -373,6 +373,48 @@ static void t_hkdf(void **state)
 	assert_int_equal(fscrypt_hkdf_sha512(ikm, 22, info, 1, out, 255 * 64 + 1), -EINVAL);
 }
 
+/*
+ * The prepared HKDF (extract once, expand per key) against the one-shot
+ * HKDF above, for the RFC 5869 case 3 vector, one- and multi-block outputs,
+ * and repeated expands of one prepared extract.
+ */
+static void t_hkdf_prepared(void **state)
+{
+	static const uint8_t info[] = "fscrypt\0\x02" "0123456789abcdef";
+	uint8_t ikm[64], rfc[128], want[200], out[200];
+	struct fscrypt_hkdf *h = NULL;
+
+	memset(ikm, 0x0b, 22);
+	assert_int_equal(fscrypt_hkdf_new(&h, ikm, 22), 0);
+	HEX(rfc, "f5fa02b18298a72a8c23898a8703472c6eb179dc204c03425c970e3b164bf90f"
+		  "ff22d04836d0e2343bacc4e7cb6045faaa698e0e3b3eb91331306def1db8319e"
+		  "8a699b5ee45ab993847dc4df75bde023692c8c0710a67a55123f10a8b2d8327f"
+		  "9eb138da69d5bea1e09a39ea99a341c00b2c9ee0d4ba632115aec516bb71e922");
+	assert_int_equal(fscrypt_hkdf_expand(h, NULL, 0, out, 128), 0);
+	assert_memory_equal(out, rfc, 128);
+	fscrypt_hkdf_free(h);
+
+	seq_bytes(ikm, sizeof(ikm), 7);
+	assert_int_equal(fscrypt_hkdf_new(&h, ikm, sizeof(ikm)), 0);
+	for (size_t len = 1; len <= sizeof(out); len += 33) {
+		memset(out, 0, sizeof(out));
+		assert_int_equal(fscrypt_hkdf_sha512(ikm, sizeof(ikm), info, sizeof(info), want,
+						     len), 0);
+		assert_int_equal(fscrypt_hkdf_expand(h, info, sizeof(info), out, len), 0);
+		assert_memory_equal(out, want, len);
+		assert_int_equal(out[len], 0);	/* nothing written past the output */
+	}
+	/* the prepared extract is not consumed: the same expand again gives the same bytes */
+	assert_int_equal(fscrypt_hkdf_expand(h, info, sizeof(info), out, 64), 0);
+	assert_int_equal(fscrypt_hkdf_sha512(ikm, sizeof(ikm), info, sizeof(info), want, 64), 0);
+	assert_memory_equal(out, want, 64);
+	assert_int_equal(fscrypt_hkdf_expand(h, info, sizeof(info), out, 0), -EINVAL);
+	assert_int_equal(fscrypt_hkdf_expand(h, info, 1, out, 255 * 64 + 1), -EINVAL);
+	assert_int_equal(fscrypt_hkdf_expand(NULL, info, 1, out, 16), -EINVAL);
+	fscrypt_hkdf_free(h);
+	assert_int_equal(fscrypt_hkdf_new(&h, NULL, 0), -EINVAL);
+}
+
 /* /// AES-128-ECB (the v1 KDF), SHA-256, SHA-512 /// */
 
 static void t_ecb_sha(void **state)
@@ -892,6 +934,7 @@ int main(void)
 		cmocka_unit_test(t_cts_rfc3962),
 		cmocka_unit_test(t_cts_cross),
 		cmocka_unit_test(t_hkdf),
+		cmocka_unit_test(t_hkdf_prepared),
 		cmocka_unit_test(t_ecb_sha),
 		cmocka_unit_test(t_siphash),
 		cmocka_unit_test(t_adiantum),

@@ -1967,6 +1967,22 @@ static void t_xattr(void **state)
 	begin("xattr");
 	ino = rw_create(FS, M, "x", S_IFREG | 0644, 0, NULL);
 	rw_write_pat(FS, M, "x", 0, 5000, 1);
+	/*
+	 * A miss notes the inode as having no xattrs (later misses skip the
+	 * area); every store must end that, and bad names stay errors.
+	 */
+	for (int i = 0; i < 2; i++) {
+		RW_EXPECT(uf2fs_getxattr(FS, ino, "security.selinux", NULL, 0), -ENODATA);
+		RW_EXPECT(uf2fs_getxattr(FS, ino, "system.posix_acl_access", v, sizeof(v)),
+			  -ENODATA);
+		RW_EXPECT(uf2fs_getxattr(FS, ino, "bogus.ns", v, sizeof(v)), -EOPNOTSUPP);
+		RW_EXPECT(uf2fs_getxattr(FS, ino, "user.", v, sizeof(v)), -EINVAL);
+		RW_OK(uf2fs_setxattr(FS, ino, "user.early", i ? "22" : "1", i + 1, 0));
+		RW_EXPECT(uf2fs_getxattr(FS, ino, "user.early", v, sizeof(v)), i + 1);
+		RW_EXPECT(memcmp(v, i ? "22" : "1", i + 1), 0);
+		RW_OK(uf2fs_removexattr(FS, ino, "user.early"));
+		RW_EXPECT(uf2fs_getxattr(FS, ino, "user.early", v, sizeof(v)), -ENODATA);
+	}
 	for (int i = 0; i < 5; i++) {
 		size_t len = xval(i, v);
 

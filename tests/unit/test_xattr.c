@@ -312,9 +312,15 @@ static void test_empty_areas(void **state)
 	assert_int_equal(get(&a, "user.x", v, sizeof(v)), -ENODATA);
 	assert_int_equal(f2fs_xattr_list(a.buf, a.len, list, sizeof(list)), 0);
 	assert_int_equal(f2fs_xattr_validate(a.buf, a.len), 0);
+	assert_true(f2fs_xattr_area_empty(a.buf, a.len));
 	area_free(&a);
 
 	/* a header with magic and no entries */
+	a = area_new(AREA_BYTES, true);
+	assert_true(f2fs_xattr_area_empty(a.buf, a.len));
+	area_add(&a, F2FS_XATTR_INDEX_USER, "x", "1", 1);
+	assert_false(f2fs_xattr_area_empty(a.buf, a.len));
+	area_free(&a);
 	a = area_new(AREA_BYTES, true);
 	assert_int_equal(get(&a, "user.x", v, sizeof(v)), -ENODATA);
 	assert_int_equal(f2fs_xattr_list(a.buf, a.len, NULL, 0), 0);
@@ -325,6 +331,7 @@ static void test_empty_areas(void **state)
 	assert_int_equal(f2fs_xattr_get(NULL, 0, "user.x", v, sizeof(v)), -ENODATA);
 	assert_int_equal(f2fs_xattr_list(NULL, 0, NULL, 0), 0);
 	assert_int_equal(f2fs_xattr_validate(NULL, 0), 0);
+	assert_true(f2fs_xattr_area_empty(NULL, 0));
 }
 
 /* An entry may start in the inline area and end in the node block. */
