@@ -161,18 +161,22 @@ static int sanity_check_super(struct f2fs_sb_info *sbi, const struct f2fs_super_
 					  "super block %d (block %u): checksum mismatch", index,
 					  blk);
 	}
-	if (log_bs != F2FS_BLKSIZE_BITS)
+	if (log_bs != UF2FS_VARIANT_4K && log_bs != UF2FS_VARIANT_16K)
 		return f2fs_error(sbi, EOPNOTSUPP,
-				  "super block %d: block size %u is not supported yet (only 4096)",
-				  index, log_bs < 31 ? 1u << log_bs : 0);
+				  "super block %d: log_blocksize %u (block size %s%u) is not "
+				  "supported: uf2fs reads 4096- and 16384-byte blocks", index,
+				  log_bs, log_bs < 32 ? "" : "2^", log_bs < 32 ? 1u << log_bs : log_bs);
 	if (le32(sb->log_blocks_per_seg) != 9)
 		return f2fs_error(sbi, EFSCORRUPTED,
 				  "super block %d (block %u): %u blocks per segment (must be 512)",
 				  index, blk, 1u << MIN(le32(sb->log_blocks_per_seg), 31u));
-	if (le32(sb->log_sectorsize) < 9 || le32(sb->log_sectorsize) > 12 ||
-	    le32(sb->log_sectorsize) + le32(sb->log_sectors_per_block) != 12)
+	if (le32(sb->log_sectorsize) < 9 || le32(sb->log_sectorsize) > log_bs ||
+	    le32(sb->log_sectorsize) + le32(sb->log_sectors_per_block) != log_bs)
 		return f2fs_error(sbi, EFSCORRUPTED,
 				  "super block %d (block %u): bad sector size fields", index, blk);
+	/* a sane super block for the other core: mount it there, quietly */
+	if (log_bs != F2FS_BLKSIZE_BITS)
+		return uf2fs_variant_redirect(log_bs);
 	if (!le32(sb->segs_per_sec) || le32(sb->segs_per_sec) > segs || !le32(sb->secs_per_zone))
 		return f2fs_error(sbi, EFSCORRUPTED,
 				  "super block %d (block %u): bad section geometry", index, blk);
@@ -234,7 +238,7 @@ int f2fs_read_super(struct f2fs_sb_info *sbi)
 		if (!first_err)
 			first_err = ret;
 		/* an unsupported geometry is the same in both copies */
-		if (ret == -EOPNOTSUPP)
+		if (ret == -EOPNOTSUPP || uf2fs_variant_redirected(ret))
 			break;
 	}
 	free(blk);
@@ -243,6 +247,8 @@ int f2fs_read_super(struct f2fs_sb_info *sbi)
 
 		if (ret == -EINVAL && !f2fs_dev_partition_hint(&sbi->dev, hint, sizeof(hint)))
 			f2fs_error(sbi, EINVAL, "%s", hint);
+		if (uf2fs_variant_redirected(ret))
+			return ret;
 		return ret == -EOPNOTSUPP ? ret : (first_err == -EOPNOTSUPP ? first_err : ret);
 	}
 	return 0;
@@ -479,6 +485,11 @@ int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out)
 	sbi->opts = *opts;
 	if (!sbi->opts.checkpoint_interval)
 		sbi->opts.checkpoint_interval = 60;	/* the kernel's default */
+	sbi->head.blkbits = F2FS_BLKSIZE_BITS;
+#if F2FS_BLKSIZE_BITS > 12
+	/* the option counts 4 KiB units, so a folio keeps its byte size at 16 KiB */
+	sbi->opts.max_folio_order -= MIN(sbi->opts.max_folio_order, F2FS_BLKSIZE_BITS - 12u);
+#endif
 	if (sbi->opts.max_folio_order > 9)
 		sbi->opts.max_folio_order = 9;
 	pthread_rwlock_init(&sbi->cp_rwsem, NULL);
@@ -499,6 +510,7 @@ int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out)
 		return ret;
 	}
 	ret = f2fs_dev_open(&sbi->dev, &sbi->opts);
+	sbi->dev.blkbits = F2FS_BLKSIZE_BITS;
 	if (ret) {
 		f2fs_error(sbi, -ret, "%s: %s", opts->device ? opts->device : "(ram)",
 			   sbi->dev.open_error[0] ? sbi->dev.open_error : strerror(-ret));
