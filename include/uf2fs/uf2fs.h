@@ -175,6 +175,7 @@ struct uf2fs_attr {
 	struct timespec atime, mtime, ctime, crtime;
 	uint32_t generation;
 	uint32_t flags;			/* FS_IOC_GETFLAGS bits */
+	uint32_t blksize;		/* preferred I/O size, as st_blksize: the block size */
 };
 
 /* Called per directory entry; return non-zero to stop the walk. */

@@ -1,0 +1,177 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# 16 KiB blocks (mkfs.f2fs -b 16384 of f2fs-tools' development branch, which
+# Debian's 1.15 cannot make): fixtures/blocksize-16k.img.zst, made as
+# fixtures/README.md says, with the tree's checksums in blocksize-16k.sha256.
+#
+#   read     `info` names the block size; `uf2fs get` of the whole tree and a
+#            FUSE mount (rw) read every file as recorded (inline files, a
+#            multi-block file, a 200 MiB file mapped through indirect nodes,
+#            600 long names over several dentry hash levels, an lz4-compressed
+#            file), symlinks; st_blksize is 16384.
+#   write    new small and multi-block files, overwrite, append, truncate,
+#            rewrite inside the compressed file, mkdir, rm, rename, xattrs
+#            (inline and a 6000-byte one in an xattr node), a 50 MiB file
+#            (several 8 MiB segments); unmount, remount read-only: the same
+#            tree, contents and xattrs.
+#   offline  put, ls, cat, get, mkdir, rm on the written image.
+#   bad      log_blocksize 13, 15 and 20, log_blocks_per_seg 7, sector fields
+#            that do not add up to 14: a clear error, the image unchanged.
+#
+# fsck: Debian's fsck.f2fs 1.15 refuses 16 KiB blocks ("supports only 4KB"),
+# so that check is skipped with a message when it does; FSCK_F2FS_DEV=path to
+# a g-dev-test fsck.f2fs runs that one on every written state.
+#
+#   KEEP_TMP=1 FSCK_F2FS_DEV=/path/fsck.f2fs tests/integration/blocksize-16k.sh
+set -euo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+
+need_fuse
+need_uf2fs
+need_cmd zstd sha256sum getfattr "$PY"
+
+FIX=$(cd "$(dirname "$0")/fixtures" && pwd)
+tmpdir_init blocksize-16k
+IMG=$TMP/b16k.img
+MNT=$TMP/mnt
+zstd -q -d --long=27 -c "$FIX/blocksize-16k.img.zst" >"$IMG" || fail "unpack"
+
+# check_fsck WHEN: the dev fsck when given; Debian's when it reads 16 KiB blocks
+check_fsck() {
+	if [ -n "${FSCK_F2FS_DEV:-}" ]; then
+		FSCK_F2FS=$FSCK_F2FS_DEV fsck_clean "$IMG" || fail "$1: dev fsck.f2fs"
+	fi
+	local out
+	out=$("$FSCK_F2FS" -f --dry-run "$IMG" 2>&1 || true)
+	if grep -q 'supports only 4KB' <<<"$out"; then
+		log "$1: $FSCK_F2FS refuses 16 KiB blocks: its check skipped"
+	else
+		fsck_clean "$IMG" || fail "$1: fsck.f2fs"
+	fi
+}
+
+# tree_state DIR: every path with its type, size and link target, then the
+# checksum of every regular file
+tree_state() {
+	(cd "$1" && find . -printf '%p %y %s %l\n' | LC_ALL=C sort &&
+		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+}
+
+step "read: info, get, FUSE"
+"$UF2FS" info "$IMG" >"$TMP/info" || fail "info"
+grep -q '16384-byte blocks' "$TMP/info" || fail "info: no 16384-byte blocks layout"
+grep -qE '^ +block size +16384$' "$TMP/info" || fail "info: block size"
+"$UF2FS" get "$IMG" / "$TMP/got" || fail "uf2fs get /"
+(cd "$TMP/got" && sha256sum -c --quiet "$FIX/blocksize-16k.sha256") || fail "get: contents"
+[ "$(readlink "$TMP/got/link-short")" = multi.txt ] || fail "get: link-short"
+[ "$("$UF2FS" cat "$IMG" /inline.txt)" = "small inline file" ] || fail "cat inline.txt"
+
+mount_uf2fs "$IMG" "$MNT" rw || fail "mount"
+(cd "$MNT" && sha256sum -c --quiet "$FIX/blocksize-16k.sha256") || fail "mount: contents"
+[ "$(readlink "$MNT/link-short")" = multi.txt ] || fail "link-short"
+[ "$(readlink "$MNT/link-long")" = "sub/deep/$(printf 'y%.0s' {1..100})/../file" ] ||
+	fail "link-long"
+[ "$(ls "$MNT/many" | wc -l)" = 600 ] || fail "many: not 600 entries"
+[ -f "$MNT/many/entry-0599-$(printf 'x%.0s' {1..50})" ] || fail "many: lookup"
+[ "$(stat -c %o "$MNT/multi.txt")" = 16384 ] || fail "st_blksize is not 16384"
+[ "$(stat -c %s "$MNT/sparse.bin")" = $((200 << 20)) ] || fail "sparse.bin size"
+
+step "write"
+head -c 50M /dev/urandom >"$TMP/fifty"
+echo "new inline" >"$MNT/new-small"
+head -c 300000 /dev/urandom >"$MNT/new-multi"
+cp "$TMP/fifty" "$MNT/fifty"
+printf 'OVERWRITTEN' | dd of="$MNT/multi.txt" bs=1 seek=70000 conv=notrunc status=none
+echo "appended line" >>"$MNT/inline-max.txt"
+truncate -s 100M "$MNT/sparse.bin"
+truncate -s 300M "$MNT/sparse.bin"
+printf 'REWRITTEN-IN-A-CLUSTER' | dd of="$MNT/comp/text.lz4me" bs=1 seek=40000 conv=notrunc \
+	status=none
+mkdir -p "$MNT/newdir/a/b"
+echo deep >"$MNT/newdir/a/b/f"
+rm "$MNT/random.bin" "$MNT"/many/entry-01*
+mv "$MNT/sub" "$MNT/newdir/sub-moved"
+mv "$MNT/new-small" "$MNT/newdir/small-renamed"
+# sload.f2fs copies no user xattrs: these are uf2fs's, inline and in an xattr node
+setfattr -n user.new -v value "$MNT/new-multi"
+setfattr -n user.big -v "$(printf 'v%.0s' {1..6000})" "$MNT/multi.txt"
+[ "$(sha256sum <"$MNT/fifty")" = "$(sha256sum <"$TMP/fifty")" ] || fail "fifty reads back"
+tree_state "$MNT" >"$TMP/state.before"
+umount_uf2fs "$MNT" || fail "umount"
+check_fsck "after the writes"
+
+mount_uf2fs "$IMG" "$MNT" ro || fail "remount"
+tree_state "$MNT" >"$TMP/state.after"
+[ "$(getfattr --only-values -n user.new "$MNT/new-multi")" = value ] || fail "new xattr"
+[ "$(getfattr --only-values -n user.big "$MNT/multi.txt")" = "$(printf 'v%.0s' {1..6000})" ] ||
+	fail "big xattr"
+umount_uf2fs "$MNT"
+diff -u "$TMP/state.before" "$TMP/state.after" >&2 || fail "remount: tree differs"
+[ "$("$UF2FS" cat "$IMG" /fifty | sha256sum)" = "$(sha256sum <"$TMP/fifty")" ] ||
+	fail "cat fifty"
+[ "$("$UF2FS" cat "$IMG" /multi.txt | dd bs=1 skip=70000 count=11 status=none)" = \
+	OVERWRITTEN ] || fail "overwrite"
+
+step "offline: put, ls, cat, get, mkdir, rm"
+head -c 70000 /dev/urandom >"$TMP/put.bin"
+"$UF2FS" put "$IMG" "$TMP/put.bin" /newdir/put.bin || fail "put"
+"$UF2FS" mkdir "$IMG" /offline-dir || fail "mkdir"
+"$UF2FS" ls "$IMG" /newdir | grep -q 'put.bin' || fail "ls: no put.bin"
+[ "$("$UF2FS" cat "$IMG" /newdir/put.bin | sha256sum)" = "$(sha256sum <"$TMP/put.bin")" ] ||
+	fail "cat put.bin"
+"$UF2FS" get "$IMG" /newdir/put.bin "$TMP/put.back" || fail "get"
+cmp "$TMP/put.bin" "$TMP/put.back" || fail "get: differs"
+"$UF2FS" rm "$IMG" /newdir/put.bin || fail "rm"
+"$UF2FS" ls "$IMG" /newdir | grep -q 'put.bin' && fail "rm: put.bin still there"
+"$UF2FS" info "$IMG" | grep -q 'clean (unmounted)' || fail "info: not clean"
+check_fsck "after the offline commands"
+
+step "bad: block sizes and geometry that do not fit"
+# set_sb IMG FIELD=VALUE...: u32 fields of both super blocks, checksum redone
+set_sb() {
+	local img=$1
+	shift
+	"$PY" - "$img" "$@" <<'EOF'
+import struct, sys
+OFF = {'log_sectorsize': 8, 'log_sectors_per_block': 12, 'log_blocksize': 16,
+       'log_blocks_per_seg': 20}
+def crc(seed, data):
+    for b in data:
+        seed ^= b
+        for _ in range(8):
+            seed = (seed >> 1) ^ (0xEDB88320 if seed & 1 else 0)
+    return seed
+with open(sys.argv[1], 'r+b') as f:
+    for base in (1024, 16384 + 1024):
+        f.seek(base)
+        sb = bytearray(f.read(3072))
+        for kv in sys.argv[2:]:
+            k, v = kv.split('=')
+            struct.pack_into('<I', sb, OFF[k], int(v))
+        struct.pack_into('<I', sb, 3068, crc(0xF2F52010, sb[:3068]))
+        f.seek(base)
+        f.write(sb)
+EOF
+}
+for bad in log_blocksize=13 log_blocksize=15 log_blocksize=20 log_blocks_per_seg=7 \
+	log_sectors_per_block=4; do
+	# the super block is checked first: its first MiB is enough of the image
+	head -c 1M "$IMG" >"$TMP/bad.img"
+	set_sb "$TMP/bad.img" "$bad"
+	sum=$(image_sum "$TMP/bad.img")
+	run_limited 20 "$UF2FS" info "$TMP/bad.img"
+	expect_clean_error "info with $bad" || fail "info with $bad"
+	case $bad in
+	log_blocksize=*)
+		grep -q "log_blocksize ${bad#*=} .*not supported" <<<"$OUT" ||
+			fail "$bad: message does not name the block size: $OUT";;
+	log_blocks_per_seg=*)
+		grep -q 'blocks per segment' <<<"$OUT" || fail "$bad: $OUT";;
+	*)
+		grep -q 'sector size' <<<"$OUT" || fail "$bad: $OUT";;
+	esac
+	run_limited 20 "$UF2FS" put "$TMP/bad.img" "$TMP/put.bin" /x
+	expect_clean_error "put with $bad" || fail "put with $bad"
+	[ "$(image_sum "$TMP/bad.img")" = "$sum" ] || fail "$bad: the image changed"
+done
+pass
