@@ -403,7 +403,7 @@ int uf2fs_gc(struct uf2fs *fs, bool sync);
 
 /*
  * fs-verity (lib/verity.c), as Linux f2fs keeps it. Enable: FS_IOC_ENABLE_VERITY
- * (hash FS_VERITY_HASH_ALG_SHA256/_SHA512, block_size 1024 to 4096, salt up to 32
+ * (hash FS_VERITY_HASH_ALG_SHA256/_SHA512, block_size 1024 to the fs block size, salt up to 32
  * bytes, an optional signature stored unchecked). Measure: the file digest
  * (up to 64 bytes), -ENODATA for a file without verity. Read metadata:
  * FS_IOC_READ_VERITY_METADATA's types, bytes copied from off. Every read of

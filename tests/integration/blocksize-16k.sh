@@ -12,8 +12,12 @@
 #   write    new small and multi-block files, overwrite, append, truncate,
 #            rewrite inside the compressed file, mkdir, rm, rename, xattrs
 #            (inline and a 6000-byte one in an xattr node), a 50 MiB file
-#            (several 8 MiB segments); unmount, remount read-only: the same
-#            tree, contents and xattrs.
+#            (several 8 MiB segments), an encrypted directory (fscrypt v2),
+#            fs-verity files with 4 KiB and 16 KiB Merkle blocks; unmount,
+#            remount read-only: the same tree, contents, xattrs, plaintext
+#            and verity digests.
+#   sparse   `uf2fs simg` (16 KiB sparse blocks) and img2simg's 4 KiB sparse
+#            blocks both read back.
 #   offline  put, ls, cat, get, mkdir, rm on the written image.
 #   bad      log_blocksize 13, 15 and 20, log_blocks_per_seg 7, sector fields
 #            that do not add up to 14: a clear error, the image unchanged.
@@ -51,10 +55,11 @@ check_fsck() {
 }
 
 # tree_state DIR: every path with its type, size and link target, then the
-# checksum of every regular file
+# checksum of every regular file (the encrypted directory is checked apart)
 tree_state() {
-	(cd "$1" && find . -printf '%p %y %s %l\n' | LC_ALL=C sort &&
-		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+	(cd "$1" && find . -path ./enc -prune -o -printf '%p %y %s %l\n' | LC_ALL=C sort &&
+		find . -path ./enc -prune -o -type f -print0 | LC_ALL=C sort -z |
+		xargs -0 sha256sum)
 }
 
 step "read: info, get, FUSE"
@@ -96,12 +101,44 @@ mv "$MNT/new-small" "$MNT/newdir/small-renamed"
 setfattr -n user.new -v value "$MNT/new-multi"
 setfattr -n user.big -v "$(printf 'v%.0s' {1..6000})" "$MNT/multi.txt"
 [ "$(sha256sum <"$MNT/fifty")" = "$(sha256sum <"$TMP/fifty")" ] || fail "fifty reads back"
+
+# fscrypt: the data unit is the 16 KiB block (IVs per block, as Linux)
+head -c 64 /dev/urandom >"$TMP/key"
+id=$("$UF2FS" fscrypt add_key "$MNT" <"$TMP/key") || fail "add_key"
+mkdir "$MNT/enc"
+"$UF2FS" fscrypt set_policy "$id" "$MNT/enc" || fail "set_policy"
+head -c 100000 /dev/urandom >"$TMP/plain"
+cp "$TMP/plain" "$MNT/enc/file"
+echo "encrypted inline" >"$MNT/enc/small"
+cmp "$TMP/plain" "$MNT/enc/file" || fail "encrypted file reads back"
+# fs-verity: Merkle blocks of 4 KiB (fsverity's default here) and of the fs block
+if command -v fsverity >/dev/null; then
+	head -c 300000 /dev/urandom >"$MNT/v4k"
+	head -c 5000000 /dev/urandom >"$MNT/v16k"
+	fsverity enable --block-size=4096 "$MNT/v4k" || fail "verity 4096"
+	fsverity enable --block-size=16384 --hash-alg=sha512 "$MNT/v16k" || fail "verity 16384"
+	[ "$(fsverity measure "$MNT/v4k" | cut -d' ' -f1)" = \
+	  "$(fsverity digest --block-size=4096 "$MNT/v4k" | cut -d' ' -f1)" ] || fail "measure v4k"
+	[ "$(fsverity measure "$MNT/v16k" | cut -d' ' -f1)" = \
+	  "$(fsverity digest --block-size=16384 --hash-alg=sha512 "$MNT/v16k" | cut -d' ' -f1)" ] ||
+		fail "measure v16k"
+	fsverity measure "$MNT/v4k" "$MNT/v16k" >"$TMP/verity.before"
+else
+	log "no fsverity command: verity not checked"
+fi
 tree_state "$MNT" >"$TMP/state.before"
 umount_uf2fs "$MNT" || fail "umount"
 check_fsck "after the writes"
 
 mount_uf2fs "$IMG" "$MNT" ro || fail "remount"
 tree_state "$MNT" >"$TMP/state.after"
+"$UF2FS" fscrypt add_key "$MNT" <"$TMP/key" >/dev/null || fail "add_key after remount"
+cmp "$TMP/plain" "$MNT/enc/file" || fail "encrypted file after remount"
+[ "$(cat "$MNT/enc/small")" = "encrypted inline" ] || fail "encrypted inline after remount"
+if [ -f "$TMP/verity.before" ]; then
+	fsverity measure "$MNT/v4k" "$MNT/v16k" | cmp - "$TMP/verity.before" ||
+		fail "verity after remount"
+fi
 [ "$(getfattr --only-values -n user.new "$MNT/new-multi")" = value ] || fail "new xattr"
 [ "$(getfattr --only-values -n user.big "$MNT/multi.txt")" = "$(printf 'v%.0s' {1..6000})" ] ||
 	fail "big xattr"
@@ -111,6 +148,17 @@ diff -u "$TMP/state.before" "$TMP/state.after" >&2 || fail "remount: tree differ
 	fail "cat fifty"
 [ "$("$UF2FS" cat "$IMG" /multi.txt | dd bs=1 skip=70000 count=11 status=none)" = \
 	OVERWRITTEN ] || fail "overwrite"
+
+step "sparse: uf2fs simg (16 KiB chunks) and img2simg (4 KiB chunks)"
+"$UF2FS" simg "$IMG" "$TMP/s16.simg" >/dev/null || fail "simg"
+[ "$("$UF2FS" cat "$TMP/s16.simg" /fifty | sha256sum)" = "$(sha256sum <"$TMP/fifty")" ] ||
+	fail "simg: fifty"
+if command -v img2simg >/dev/null; then
+	img2simg "$IMG" "$TMP/s4.simg" 4096 || fail "img2simg"
+	[ "$("$UF2FS" cat "$TMP/s4.simg" /multi.txt | sha256sum)" = \
+	  "$("$UF2FS" cat "$IMG" /multi.txt | sha256sum)" ] || fail "4 KiB-chunk sparse: multi.txt"
+fi
+rm -f "$TMP/s16.simg" "$TMP/s4.simg"
 
 step "offline: put, ls, cat, get, mkdir, rm"
 head -c 70000 /dev/urandom >"$TMP/put.bin"
