@@ -18,9 +18,12 @@
 #            and verity digests.
 #   sparse   `uf2fs simg` (16 KiB sparse blocks) and img2simg's 4 KiB sparse
 #            blocks both read back.
+#   backup   the primary super block damaged: the backup (block 1, byte
+#            16384 + 1024) is found and used.
 #   offline  put, ls, cat, get, mkdir, rm on the written image.
 #   bad      log_blocksize 13, 15 and 20, log_blocks_per_seg 7, sector fields
-#            that do not add up to 14: a clear error, the image unchanged.
+#            that do not add up to 14, packed_ssa (4 KiB summaries packed in a
+#            16 KiB block, not supported yet): a clear error, the image unchanged.
 #
 # fsck: Debian's fsck.f2fs 1.15 refuses 16 KiB blocks ("supports only 4KB"),
 # so that check is skipped with a message when it does; FSCK_F2FS_DEV=path to
@@ -174,15 +177,25 @@ cmp "$TMP/put.bin" "$TMP/put.back" || fail "get: differs"
 "$UF2FS" info "$IMG" | grep -q 'clean (unmounted)' || fail "info: not clean"
 check_fsck "after the offline commands"
 
+step "backup super block: the primary damaged, the copy at byte 16384 + 1024 found"
+cp --sparse=always "$IMG" "$TMP/backup.img"
+printf '\xff\xff\xff\xff' | dd of="$TMP/backup.img" bs=1 seek=$((1024 + 36)) conv=notrunc \
+	status=none
+run_limited 30 "$UF2FS" ls "$TMP/backup.img" /newdir
+[ "$RC" = 0 ] || fail "backup super block: $OUT"
+grep -q 'using the backup super block' <<<"$OUT" || fail "backup: not said: $OUT"
+grep -q 'small-renamed' <<<"$OUT" || fail "backup: listing: $OUT"
+rm -f "$TMP/backup.img"
+
 step "bad: block sizes and geometry that do not fit"
-# set_sb IMG FIELD=VALUE...: u32 fields of both super blocks, checksum redone
+# set_sb IMG FIELD=VALUE|FIELD|=BITS...: u32 fields of both super blocks, checksum redone
 set_sb() {
 	local img=$1
 	shift
 	"$PY" - "$img" "$@" <<'EOF'
 import struct, sys
 OFF = {'log_sectorsize': 8, 'log_sectors_per_block': 12, 'log_blocksize': 16,
-       'log_blocks_per_seg': 20}
+       'log_blocks_per_seg': 20, 'feature': 2180}
 def crc(seed, data):
     for b in data:
         seed ^= b
@@ -195,14 +208,16 @@ with open(sys.argv[1], 'r+b') as f:
         sb = bytearray(f.read(3072))
         for kv in sys.argv[2:]:
             k, v = kv.split('=')
-            struct.pack_into('<I', sb, OFF[k], int(v))
+            old = struct.unpack_from('<I', sb, OFF[k.rstrip('|')])[0]
+            new = old | int(v, 0) if k.endswith('|') else int(v, 0)
+            struct.pack_into('<I', sb, OFF[k.rstrip('|')], new)
         struct.pack_into('<I', sb, 3068, crc(0xF2F52010, sb[:3068]))
         f.seek(base)
         f.write(sb)
 EOF
 }
 for bad in log_blocksize=13 log_blocksize=15 log_blocksize=20 log_blocks_per_seg=7 \
-	log_sectors_per_block=4; do
+	log_sectors_per_block=4 'feature|=0x10000'; do
 	# the super block is checked first: its first MiB is enough of the image
 	head -c 1M "$IMG" >"$TMP/bad.img"
 	set_sb "$TMP/bad.img" "$bad"
@@ -215,6 +230,8 @@ for bad in log_blocksize=13 log_blocksize=15 log_blocksize=20 log_blocks_per_seg
 			fail "$bad: message does not name the block size: $OUT";;
 	log_blocks_per_seg=*)
 		grep -q 'blocks per segment' <<<"$OUT" || fail "$bad: $OUT";;
+	feature*)
+		grep -q 'packed_ssa.*not supported' <<<"$OUT" || fail "$bad: $OUT";;
 	*)
 		grep -q 'sector size' <<<"$OUT" || fail "$bad: $OUT";;
 	esac
