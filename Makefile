@@ -12,6 +12,8 @@
 # Missing Debian packages are installed with apt-get when running as root.
 
 CC      ?= cc
+NM      ?= nm
+OBJCOPY ?= objcopy
 PREFIX  ?= /usr/local
 SAN     ?=
 V       ?= 0
@@ -105,10 +107,10 @@ $(BUILD)/v16k/%.o: lib/%.c $(DEPS_STAMP)
 	$(Q)$(CC) $(ALL_CFLAGS) -DF2FS_BLKSIZE_BITS=14 -MMD -MP -c $< -o $@
 
 $(BUILD)/core4k.syms: $(CORE_OBJ)
-	$(Q)nm -g --defined-only $^ | awk 'NF == 3 { print $$3 }' | sort -u >$@
+	$(Q)$(NM) -g --defined-only $^ | awk 'NF == 3 { print $$3 }' | sort -u >$@
 
 $(BUILD)/v16k.syms: $(CORE16_OBJ)
-	$(Q)nm -g --defined-only $^ | awk 'NF == 3 { print $$3 " b16k_" $$3 }' | sort -u >$@
+	$(Q)$(NM) -g --defined-only $^ | awk 'NF == 3 { print $$3 " b16k_" $$3 }' | sort -u >$@
 
 $(BUILD)/dispatch.c: include/uf2fs/uf2fs.h lib/gen_dispatch.py $(BUILD)/core4k.syms
 	$(Q)python3 lib/gen_dispatch.py $< $(BUILD)/core4k.syms $@ $(BUILD)/v4k.syms
@@ -120,11 +122,12 @@ $(BUILD)/dispatch.o: $(BUILD)/dispatch.c
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/core4k.o: $(CORE_OBJ) $(BUILD)/v4k.syms
-	$(Q)ld -r -o $@.tmp $(CORE_OBJ) && objcopy --redefine-syms=$(BUILD)/v4k.syms $@.tmp $@
+	$(Q)$(LD) -r -o $@.tmp $(CORE_OBJ) && $(OBJCOPY) --redefine-syms=$(BUILD)/v4k.syms $@.tmp $@
 	$(Q)rm -f $@.tmp
 
 $(BUILD)/core16k.o: $(CORE16_OBJ) $(BUILD)/v16k.syms
-	$(Q)ld -r -o $@.tmp $(CORE16_OBJ) && objcopy --redefine-syms=$(BUILD)/v16k.syms $@.tmp $@
+	$(Q)$(LD) -r -o $@.tmp $(CORE16_OBJ) && \
+		$(OBJCOPY) --redefine-syms=$(BUILD)/v16k.syms $@.tmp $@
 	$(Q)rm -f $@.tmp
 
 $(BUILD)/libuf2fs.a: $(BUILD)/core4k.o $(BUILD)/core16k.o $(BUILD)/dispatch.o $(SHARED_OBJ)
