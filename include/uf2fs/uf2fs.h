@@ -43,7 +43,7 @@ enum uf2fs_compress_algorithm {
 struct uf2fs_options {
 	const char *device;		/* image file or block device */
 	bool read_only;			/* default; a read-write mount needs rw */
-	unsigned int max_folio_order;	/* largest data folio: 2^order blocks */
+	unsigned int max_folio_order;	/* largest data folio: 2^order 4 KiB units */
 	uint64_t cache_size;		/* bytes; 0 means the default fraction of RAM */
 	enum uf2fs_backend backend;
 	bool quiet;			/* no messages on stderr */
