@@ -120,6 +120,15 @@ def mk_two_devices(a, b, total):
         cwd=os.path.dirname(a))
 
 
+def mk_16k(path, total):
+    """A fresh 16 KiB-block image, made by BENCH_MKFS_16K (a mkfs.f2fs that takes
+    -b 16384: f2fs-tools' development branch; Debian's 1.15 cannot)."""
+    remove(path)
+    with open(path, "wb") as fh:
+        fh.truncate(total)
+    run([os.environ["BENCH_MKFS_16K"], "-q", "-f", "-b", "16384", path])
+
+
 class Target:
     """A place to read or write files; FUSE targets are (re)mounted for cold runs.
     prepare() makes a fresh image (write targets), cleanup() frees it."""
@@ -393,6 +402,12 @@ def main():
             mk_two_devices(f2a, f2b, parse_size(img_size))
             run([uf2fs, "put", "-o", "device=" + f2b, f2a, os.path.join(src, "data"),
                  os.path.join(src, "hole"), "/"])
+            # -- and on a 16 KiB-block image (BENCH_MKFS_16K), also by `uf2fs put` --
+            f16 = os.path.join(base, "f2fs16k.img")
+            if env("BENCH_MKFS_16K"):
+                mk_16k(f16, parse_size(img_size))
+                run([uf2fs, "put", f16, os.path.join(src, "data"), os.path.join(src, "hole"),
+                     "/"])
 
             targets = [
                 Target("tmpfs", "tmpfs", path=src),
@@ -416,6 +431,10 @@ def main():
                        [uf2fs, "mount", f2a, m("uf2d"), "-o", "ro,device=" + f2b, "-f"],
                        m("uf2d"), stats=True),
             ]
+            if env("BENCH_MKFS_16K"):
+                targets.append(Target("uf2fs-16k", "uf2fs 16 KiB blocks",
+                                      [uf2fs, "mount", f16, m("uf16"), "-o", "ro", "-f"],
+                                      m("uf16"), stats=True))
             if only:
                 targets = [t for t in targets if t.name in only.split()]
 
@@ -480,9 +499,9 @@ def main():
                 run(["mkfs.f2fs", "-q", "-f"] + list(mkfs) + [img])
             return f
 
-        def fsck_f2fs(img):
+        def fsck_f2fs(img, fsck="fsck.f2fs"):
             def f():
-                r = run(["fsck.f2fs", "-f", img], check=False)
+                r = run([fsck, "-f", img], check=False)
                 bad = r.returncode != 0 or "[Fail]" in r.stdout
                 remove(img)
                 return ("fsck.f2fs: clean" if not bad else
@@ -492,6 +511,13 @@ def main():
             return f
 
         wf2a, wf2b = os.path.join(base, "f2fs2-w-a.img"), os.path.join(base, "f2fs2-w-b.img")
+        wf16 = os.path.join(base, "f2fs16k-w.img")
+
+        def fsck_16k(img):
+            # Debian's fsck.f2fs refuses 16 KiB blocks: BENCH_FSCK_16K names one that reads them
+            if env("BENCH_FSCK_16K"):
+                return fsck_f2fs(img, env("BENCH_FSCK_16K"))
+            return lambda: (remove(img), "fsck.f2fs: not run (no BENCH_FSCK_16K)")[1]
 
         def fsck_two(a, b):
             # fsck.f2fs opens the devices by the paths mkfs recorded (relative)
@@ -577,6 +603,11 @@ def main():
                        m("wuf2d"),
                        rw=True, prepare=lambda: mk_two_devices(wf2a, wf2b, wimg_size),
                        cleanup=fsck_two(wf2a, wf2b), stats=True),
+                # a 16 KiB-block image (BENCH_MKFS_16K); BENCH_FSCK_16K checks it
+                Target("uf2fs-16k", "uf2fs 16 KiB blocks",
+                       [uf2fs, "mount", wf16, m("wuf16"), "-o", "rw", "-f"], m("wuf16"),
+                       rw=True, prepare=lambda: mk_16k(wf16, wimg_size),
+                       cleanup=fsck_16k(wf16), stats=True),
                 # the read-write default before writeback_cache (diagnostic column)
                 uf_w("uf2fs-nowbc", "uf2fs no_writeback_cache", "rw,no_writeback_cache"),
                 uf_w("uf2fs-enc", "uf2fs encrypted", "rw", ["-O", "encrypt"],
@@ -591,6 +622,8 @@ def main():
                 wtargets.append(uf_w("uf2fs-cf-before", "uf2fs casefolded, before", "rw",
                                      ["-O", "casefold", "-C", "utf8"], make_dir=mkdir_cf,
                                      binary=os.path.abspath(before)))
+            if not env("BENCH_MKFS_16K"):
+                wtargets = [t for t in wtargets if t.name != "uf2fs-16k"]
             if only:
                 wtargets = [t for t in wtargets if t.name in only.split()]
             else:           # diagnostic columns: order 0 not in the smoke run

@@ -36,9 +36,9 @@
 #                   repetition, short time-bounded rows, no order-0 write target
 #   BENCH_REPS=N    repetitions per measurement (default 5; median reported)
 #   BENCH_SIZE=256M file size; BENCH_BS="4k 64k 1M"; BENCH_TARGETS="tmpfs uf2fs ..."
-#                   (read: tmpfs ceiling fuse2fs uf2fs uf2fs-o0 uf2fs-dio uf2fs-uring uf2fs-2dev;
-#                   write: tmpfs ceiling fuse2fs uf2fs uf2fs-wbc uf2fs-o0 uf2fs-2dev
-#                   uf2fs-nowbc, and
+#                   (read: tmpfs ceiling fuse2fs uf2fs uf2fs-o0 uf2fs-dio uf2fs-uring uf2fs-2dev
+#                   uf2fs-16k; write: tmpfs ceiling fuse2fs uf2fs uf2fs-wbc uf2fs-o0 uf2fs-2dev
+#                   uf2fs-16k uf2fs-nowbc, and
 #                   ceiling-x, passthrough_ll -o xattr, only when named)
 #   BENCH_PARTS="read write osync precache sparse nbd tree git dirops"   which parts run (sparse:
 #                   `uf2fs get` of a BENCH_SPARSE_TREE=200M tree from a raw image and from its
@@ -47,6 +47,9 @@
 #                   qemu-nbd, BENCH_NBD_SIZE=128M; tree, dirops: bench/tree.py; BENCH_TREE=1
 #                   runs only those)
 #   BENCH_WSIZE=SIZE            write file size (default BENCH_SIZE; quick: half)
+#   BENCH_MKFS_16K=PATH         a mkfs.f2fs that takes -b 16384 (f2fs-tools' development
+#                   branch): adds the uf2fs-16k column (a 16 KiB-block image) to reads and
+#                   writes; BENCH_FSCK_16K=PATH checks its written images (Debian's cannot)
 #   BENCH_FSYNC_RUNTIME=S       bound of the fsync-per-write rows (2; quick 1)
 #   BENCH_DD_COUNT=N            dd count of 2M blocks (500; quick: file size)
 #   BENCH_OSYNC_RUNTIME=S, BENCH_OSYNC_SIZE=SIZE   seed 004 job (5 s, 64 MiB/thread)

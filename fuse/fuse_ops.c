@@ -190,7 +190,7 @@ void fuse_uf2fs_stat(const struct uf2fs_attr *attr, struct stat *st)
 	st->st_gid = fuse_idmap_gid_out(attr->gid);
 	st->st_size = attr->size;
 	st->st_blocks = attr->blocks;
-	st->st_blksize = 4096;
+	st->st_blksize = attr->blksize;
 	st->st_rdev = attr->rdev;
 	st->st_atim = attr->atime;
 	st->st_mtim = attr->mtime;

@@ -70,6 +70,7 @@ struct f2fs_sb_info;
 /* /// Device (lib/dev/) /// */
 
 #include "dev/dev.h"
+#include "variant.h"
 
 /* /// Folio cache (folio.c) /// */
 
@@ -411,6 +412,7 @@ void f2fs_destroy_segment_manager(struct f2fs_sb_info *sbi);
 /* /// Superblock info (super.c, checkpoint.c) /// */
 
 struct f2fs_sb_info {
+	struct uf2fs_variant_head head;		/* first: the dispatch layer reads it */
 	struct uf2fs_options opts;
 	struct f2fs_dev dev;
 	struct f2fs_super_block raw_super;

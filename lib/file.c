@@ -98,6 +98,7 @@ static void fill_attr(const struct f2fs_inode_info *fi, struct uf2fs_attr *a)
 	a->crtime = fi->crtime;
 	a->generation = fi->generation;
 	a->flags = fi->flags & F2FS_GETTABLE_FS_FL;
+	a->blksize = F2FS_BLKSIZE;
 	if (f2fs_is_encrypted(fi))
 		a->flags |= FS_ENCRYPT_FL;
 	if (f2fs_is_inline_data(fi))

@@ -130,6 +130,12 @@ static int check_features(struct f2fs_sb_info *sbi)
 					  "unknown incompatible feature bit 0x%x in the super block; "
 					  "refusing to mount", bit);
 	}
+	/* with 4 KiB blocks mkfs clears it: the summaries are block-sized anyway */
+	if ((f & F2FS_FEATURE_PACKED_SSA) && F2FS_BLKSIZE > 4096)
+		return f2fs_error(sbi, EOPNOTSUPP,
+				  "feature \"packed_ssa\" (4 KiB summaries packed %u to a "
+				  "%u-byte block) is not supported yet", F2FS_BLKSIZE / 4096,
+				  F2FS_BLKSIZE);
 	return 0;
 }
 
@@ -157,18 +163,22 @@ static int sanity_check_super(struct f2fs_sb_info *sbi, const struct f2fs_super_
 					  "super block %d (block %u): checksum mismatch", index,
 					  blk);
 	}
-	if (log_bs != F2FS_BLKSIZE_BITS)
+	if (log_bs != UF2FS_VARIANT_4K && log_bs != UF2FS_VARIANT_16K)
 		return f2fs_error(sbi, EOPNOTSUPP,
-				  "super block %d: block size %u is not supported yet (only 4096)",
-				  index, log_bs < 31 ? 1u << log_bs : 0);
+				  "super block %d: log_blocksize %u (block size %s%u) is not "
+				  "supported: uf2fs reads 4096- and 16384-byte blocks", index,
+				  log_bs, log_bs < 32 ? "" : "2^", log_bs < 32 ? 1u << log_bs : log_bs);
 	if (le32(sb->log_blocks_per_seg) != 9)
 		return f2fs_error(sbi, EFSCORRUPTED,
 				  "super block %d (block %u): %u blocks per segment (must be 512)",
 				  index, blk, 1u << MIN(le32(sb->log_blocks_per_seg), 31u));
-	if (le32(sb->log_sectorsize) < 9 || le32(sb->log_sectorsize) > 12 ||
-	    le32(sb->log_sectorsize) + le32(sb->log_sectors_per_block) != 12)
+	if (le32(sb->log_sectorsize) < 9 || le32(sb->log_sectorsize) > log_bs ||
+	    le32(sb->log_sectorsize) + le32(sb->log_sectors_per_block) != log_bs)
 		return f2fs_error(sbi, EFSCORRUPTED,
 				  "super block %d (block %u): bad sector size fields", index, blk);
+	/* a sane super block for the other core: mount it there, quietly */
+	if (log_bs != F2FS_BLKSIZE_BITS)
+		return uf2fs_variant_redirect(log_bs);
 	if (!le32(sb->segs_per_sec) || le32(sb->segs_per_sec) > segs || !le32(sb->secs_per_zone))
 		return f2fs_error(sbi, EFSCORRUPTED,
 				  "super block %d (block %u): bad section geometry", index, blk);
@@ -202,6 +212,28 @@ static int sanity_check_super(struct f2fs_sb_info *sbi, const struct f2fs_super_
 	return 0;
 }
 
+#if F2FS_BLKSIZE_BITS == 12
+/*
+ * Both 4 KiB copies bad: a 16 KiB image whose primary is damaged keeps its
+ * backup at byte 16384 + 1024, where this core never looks. Only a copy that
+ * passes every check, for its own block size, sends the mount there.
+ */
+static int find_16k_backup(struct f2fs_sb_info *sbi, uint8_t *blk)
+{
+	const struct f2fs_super_block *sb = (void *)(blk + F2FS_SUPER_OFFSET);
+	bool quiet = sbi->opts.quiet;
+	int ret;
+
+	if (f2fs_dev_read_blocks(&sbi->dev, blk, 1u << (UF2FS_VARIANT_16K - 12), 1) ||
+	    le32(sb->magic) != F2FS_SUPER_MAGIC || le32(sb->log_blocksize) != UF2FS_VARIANT_16K)
+		return 0;
+	sbi->opts.quiet = true;
+	ret = sanity_check_super(sbi, sb, 1, 1);
+	sbi->opts.quiet = quiet;
+	return uf2fs_variant_redirected(ret) ? ret : 0;
+}
+#endif
+
 int f2fs_read_super(struct f2fs_sb_info *sbi)
 {
 	uint8_t *blk = malloc(F2FS_BLKSIZE);
@@ -230,9 +262,19 @@ int f2fs_read_super(struct f2fs_sb_info *sbi)
 		if (!first_err)
 			first_err = ret;
 		/* an unsupported geometry is the same in both copies */
-		if (ret == -EOPNOTSUPP)
+		if (ret == -EOPNOTSUPP || uf2fs_variant_redirected(ret))
 			break;
 	}
+#if F2FS_BLKSIZE_BITS == 12
+	if (ret && !uf2fs_variant_redirected(ret) && ret != -EOPNOTSUPP && ret != -ENOMEM) {
+		int other = find_16k_backup(sbi, blk);
+
+		if (other) {
+			free(blk);
+			return other;
+		}
+	}
+#endif
 	free(blk);
 	if (ret) {
 		char hint[224];
@@ -240,6 +282,8 @@ int f2fs_read_super(struct f2fs_sb_info *sbi)
 		if (ret == -EINVAL && (!f2fs_dev_partition_hint(&sbi->dev, hint, sizeof(hint)) ||
 				       !f2fs_dev_vm_hint(&sbi->dev, hint, sizeof(hint))))
 			f2fs_error(sbi, EINVAL, "%s", hint);
+		if (uf2fs_variant_redirected(ret))
+			return ret;
 		return ret == -EOPNOTSUPP ? ret : (first_err == -EOPNOTSUPP ? first_err : ret);
 	}
 	return 0;
@@ -507,6 +551,11 @@ int uf2fs_mount_or_partitions(const struct uf2fs_options *opts, struct uf2fs **o
 	sbi->opts = *opts;
 	if (!sbi->opts.checkpoint_interval)
 		sbi->opts.checkpoint_interval = 60;	/* the kernel's default */
+	sbi->head.blkbits = F2FS_BLKSIZE_BITS;
+#if F2FS_BLKSIZE_BITS > 12
+	/* the option counts 4 KiB units, so a folio keeps its byte size at 16 KiB */
+	sbi->opts.max_folio_order -= MIN(sbi->opts.max_folio_order, F2FS_BLKSIZE_BITS - 12u);
+#endif
 	if (sbi->opts.max_folio_order > 9)
 		sbi->opts.max_folio_order = 9;
 	pthread_rwlock_init(&sbi->cp_rwsem, NULL);
@@ -534,6 +583,7 @@ int uf2fs_mount_or_partitions(const struct uf2fs_options *opts, struct uf2fs **o
 		return ret;
 	}
 	ret = f2fs_dev_open(&sbi->dev, &sbi->opts);
+	sbi->dev.blkbits = F2FS_BLKSIZE_BITS;
 	if (ret) {
 		f2fs_error(sbi, -ret, "%s: %s", opts->device ? opts->device : "(ram)",
 			   sbi->dev.open_error[0] ? sbi->dev.open_error : strerror(-ret));

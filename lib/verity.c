@@ -347,6 +347,7 @@ void f2fs_fsverity_init(struct f2fs_sb_info *sbi)
 {
 	sbi->verity.ops = &f2fs_verityops;
 	sbi->verity.fs = sbi;
+	sbi->verity.max_log_bs = F2FS_BLKSIZE_BITS;
 }
 
 int f2fs_verity_open(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)

@@ -7,8 +7,12 @@
  * Documentation/filesystems/f2fs.rst; every size and key offset is pinned by a
  * _Static_assert so that a wrong field fails the build, not an image.
  *
- * uf2fs supports the 4 KiB block size that Linux f2fs uses on 4 KiB-page hosts.
- * Images with other block sizes are refused at mount with a clear message.
+ * Every block-sized count derives from F2FS_BLKSIZE_BITS (12 for 4 KiB blocks,
+ * the default; 14 for 16 KiB blocks, as Linux f2fs uses where the page size is
+ * 16 KiB). The library core is compiled once per block size (see
+ * docs/decisions.md, "16 KiB blocks"), so these stay compile-time constants.
+ * The _Static_asserts pin the 4 KiB values and the 16 KiB ones that f2fs-tools'
+ * development branch derives from its runtime block size.
  */
 #ifndef UF2FS_FORMAT_H
 #define UF2FS_FORMAT_H
@@ -23,8 +27,15 @@
 
 #define F2FS_SUPER_MAGIC	0xF2F52010u
 #define F2FS_SUPER_OFFSET	1024
+#ifndef F2FS_BLKSIZE_BITS
 #define F2FS_BLKSIZE_BITS	12
-#define F2FS_BLKSIZE		4096u
+#endif
+#if F2FS_BLKSIZE_BITS != 12 && F2FS_BLKSIZE_BITS != 14
+#error "F2FS_BLKSIZE_BITS must be 12 (4 KiB) or 14 (16 KiB)"
+#endif
+#define F2FS_BLKSIZE		(1u << F2FS_BLKSIZE_BITS)
+/* Helper for the pins below: the 4 KiB value, else the 16 KiB one. */
+#define F2FS_BS_PICK(v4k, v16k)	(F2FS_BLKSIZE_BITS == 12 ? (v4k) : (v16k))
 #define F2FS_MAX_EXTENSION	64
 #define F2FS_EXTENSION_LEN	8
 #define F2FS_MAX_QUOTAS		3
@@ -200,19 +211,22 @@ struct f2fs_orphan_block {
 	__le32 check_sum;
 } F2FS_PACKED;
 
-_Static_assert(F2FS_ORPHANS_PER_BLOCK == 1020, "orphans per block");
+_Static_assert(F2FS_ORPHANS_PER_BLOCK == F2FS_BS_PICK(1020, 4092), "orphans per block");
 _Static_assert(sizeof(struct f2fs_orphan_block) == F2FS_BLKSIZE, "orphan block");
 
 /* /// Node blocks /// */
 
 #define F2FS_NAME_LEN			255
 #define DEFAULT_INLINE_XATTR_ADDRS	50
-#define DEF_ADDRS_PER_INODE		923
-#define DEF_ADDRS_PER_BLOCK		1018
-#define NIDS_PER_BLOCK			1018
 #define DEF_NIDS_PER_INODE		5
 #define DEF_INLINE_RESERVED_SIZE	1
 #define OFFSET_OF_END_OF_I_EXT		360
+#define F2FS_NODE_FOOTER_SIZE		24
+/* Block pointers of an inode: what is left between i_ext and i_nid[] + footer. */
+#define DEF_ADDRS_PER_INODE		((F2FS_BLKSIZE - OFFSET_OF_END_OF_I_EXT - \
+					  4 * DEF_NIDS_PER_INODE - F2FS_NODE_FOOTER_SIZE) / 4)
+#define DEF_ADDRS_PER_BLOCK		((F2FS_BLKSIZE - F2FS_NODE_FOOTER_SIZE) / 4)
+#define NIDS_PER_BLOCK			DEF_ADDRS_PER_BLOCK
 #define MIN_INLINE_DENTRY_SIZE		40	/* room for "." and ".." */
 /* Largest flexible inline xattr area, in 4-byte words, as the kernel bounds it. */
 /* One xattr header and one entry, in words (the kernel's MIN_INLINE_XATTR_SIZE). */
@@ -317,7 +331,7 @@ struct node_footer {
 	(offsetof(struct f2fs_inode, i_extra_end) - offsetof(struct f2fs_inode, i_extra_isize))
 
 _Static_assert(sizeof(struct f2fs_extent) == 12, "extent");
-_Static_assert(sizeof(struct node_footer) == 24, "node footer");
+_Static_assert(sizeof(struct node_footer) == F2FS_NODE_FOOTER_SIZE, "node footer");
 _Static_assert(offsetof(struct f2fs_inode, i_generation) == 68, "i_generation");
 _Static_assert(offsetof(struct f2fs_inode, i_xattr_nid) == 76, "i_xattr_nid");
 _Static_assert(offsetof(struct f2fs_inode, i_name) == 92, "i_name");
@@ -328,7 +342,9 @@ _Static_assert(offsetof(struct f2fs_inode, i_inode_checksum) == 368, "i_inode_ch
 _Static_assert(offsetof(struct f2fs_inode, i_crtime) == 372, "i_crtime");
 _Static_assert(offsetof(struct f2fs_inode, i_compress_algorithm) == 392, "i_compress_alg");
 _Static_assert(F2FS_TOTAL_EXTRA_ATTR_SIZE == 36, "extra attr size");
-_Static_assert(offsetof(struct f2fs_inode, i_nid) == 4052, "i_nid");
+_Static_assert(offsetof(struct f2fs_inode, i_nid) == F2FS_BLKSIZE - 44, "i_nid");
+_Static_assert(DEF_ADDRS_PER_INODE == F2FS_BS_PICK(923, 3995), "addrs per inode");
+_Static_assert(DEF_ADDRS_PER_BLOCK == F2FS_BS_PICK(1018, 4090), "addrs per block");
 _Static_assert(sizeof(struct f2fs_inode) == F2FS_BLKSIZE - sizeof(struct node_footer), "inode");
 
 struct direct_node {
@@ -349,7 +365,7 @@ struct f2fs_node {
 } F2FS_PACKED;
 
 _Static_assert(sizeof(struct f2fs_node) == F2FS_BLKSIZE, "node block");
-_Static_assert(offsetof(struct f2fs_node, footer) == 4072, "node footer offset");
+_Static_assert(offsetof(struct f2fs_node, footer) == F2FS_BLKSIZE - 24, "node footer offset");
 
 /* Bits of node_footer.flag below the node offset. */
 enum {
@@ -383,7 +399,7 @@ struct f2fs_nat_block {
 } F2FS_PACKED;
 
 _Static_assert(sizeof(struct f2fs_nat_entry) == 9, "nat entry");
-_Static_assert(NAT_ENTRY_PER_BLOCK == 455, "nat entries per block");
+_Static_assert(NAT_ENTRY_PER_BLOCK == F2FS_BS_PICK(455, 1820), "nat entries per block");
 
 /* /// SIT /// */
 
@@ -403,7 +419,7 @@ struct f2fs_sit_block {
 } F2FS_PACKED;
 
 _Static_assert(sizeof(struct f2fs_sit_entry) == 74, "sit entry");
-_Static_assert(SIT_ENTRY_PER_BLOCK == 55, "sit entries per block");
+_Static_assert(SIT_ENTRY_PER_BLOCK == F2FS_BS_PICK(55, 221), "sit entries per block");
 
 /* /// SSA: summaries and journals /// */
 
@@ -479,9 +495,9 @@ _Static_assert(sizeof(struct f2fs_summary) == SUMMARY_SIZE, "summary entry");
 _Static_assert(sizeof(struct summary_footer) == SUM_FOOTER_SIZE, "summary footer");
 _Static_assert(sizeof(struct nat_journal_entry) == 13, "nat journal entry");
 _Static_assert(sizeof(struct sit_journal_entry) == 78, "sit journal entry");
-_Static_assert(SUM_JOURNAL_SIZE == 507, "journal size");
-_Static_assert(NAT_JOURNAL_ENTRIES == 38, "nat journal entries");
-_Static_assert(SIT_JOURNAL_ENTRIES == 6, "sit journal entries");
+_Static_assert(SUM_JOURNAL_SIZE == F2FS_BS_PICK(507, 2043), "journal size");
+_Static_assert(NAT_JOURNAL_ENTRIES == F2FS_BS_PICK(38, 157), "nat journal entries");
+_Static_assert(SIT_JOURNAL_ENTRIES == F2FS_BS_PICK(6, 26), "sit journal entries");
 _Static_assert(sizeof(struct f2fs_journal) == SUM_JOURNAL_SIZE, "journal");
 _Static_assert(sizeof(struct f2fs_summary_block) == F2FS_BLKSIZE, "summary block");
 
@@ -527,9 +543,9 @@ struct f2fs_dentry_block {
 } F2FS_PACKED;
 
 _Static_assert(sizeof(struct f2fs_dir_entry) == SIZE_OF_DIR_ENTRY, "dir entry");
-_Static_assert(NR_DENTRY_IN_BLOCK == 214, "dentries per block");
-_Static_assert(SIZE_OF_DENTRY_BITMAP == 27, "dentry bitmap");
-_Static_assert(SIZE_OF_RESERVED == 3, "dentry reserved");
+_Static_assert(NR_DENTRY_IN_BLOCK == F2FS_BS_PICK(214, 856), "dentries per block");
+_Static_assert(SIZE_OF_DENTRY_BITMAP == F2FS_BS_PICK(27, 107), "dentry bitmap");
+_Static_assert(SIZE_OF_RESERVED == F2FS_BS_PICK(3, 13), "dentry reserved");
 _Static_assert(sizeof(struct f2fs_dentry_block) == F2FS_BLKSIZE, "dentry block");
 
 enum f2fs_file_type {

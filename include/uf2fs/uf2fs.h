@@ -43,7 +43,7 @@ enum uf2fs_compress_algorithm {
 struct uf2fs_options {
 	const char *device;		/* image file or block device */
 	bool read_only;			/* default; a read-write mount needs rw */
-	unsigned int max_folio_order;	/* largest data folio: 2^order blocks */
+	unsigned int max_folio_order;	/* largest data folio: 2^order 4 KiB units */
 	uint64_t cache_size;		/* bytes; 0 means the default fraction of RAM */
 	enum uf2fs_backend backend;
 	bool quiet;			/* no messages on stderr */
@@ -189,6 +189,7 @@ struct uf2fs_attr {
 	struct timespec atime, mtime, ctime, crtime;
 	uint32_t generation;
 	uint32_t flags;			/* FS_IOC_GETFLAGS bits */
+	uint32_t blksize;		/* preferred I/O size, as st_blksize: the block size */
 };
 
 /* Called per directory entry; return non-zero to stop the walk. */
@@ -455,10 +456,9 @@ int uf2fs_gc(struct uf2fs *fs, bool sync);
 
 /*
  * fs-verity (lib/verity.c), as Linux f2fs keeps it. Enable: FS_IOC_ENABLE_VERITY
- * (hash FS_VERITY_HASH_ALG_SHA256/_SHA512, block_size 1024 to 4096, salt up to 32
- * bytes, an optional signature, checked against the verity_cert= certificates
- * if any). Measure: the file digest (up to 64 bytes), -ENODATA for a file
- * without verity. Read metadata:
+ * (hash FS_VERITY_HASH_ALG_SHA256/_SHA512, block_size 1024 to the fs block size, salt up to
+ * 32 bytes, an optional signature, checked against the verity_cert= certificates if any).
+ * Measure: the file digest (up to 64 bytes), -ENODATA for a file without verity. Read metadata:
  * FS_IOC_READ_VERITY_METADATA's types, bytes copied from off. Every read of
  * a verity file is checked against its tree (-EIO on a mismatch).
  */

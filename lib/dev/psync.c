@@ -19,6 +19,8 @@
 #include "backend.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define DEV_LOCK_WAIT_TRIES	100		/* 5 s in steps of 50 ms */
+#define DEV_LOCK_WAIT_US	50000
 
 size_t dev_iov_bytes(const struct iovec *iov, int cnt)
 {
@@ -123,8 +125,19 @@ int dev_fd_open(struct f2fs_dev *dev, const char *path)
 	dev->fd = open(path, (dev->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
 	if (dev->fd < 0)
 		return -errno;
-	/* one writer or many readers: two writers would corrupt the image */
-	if (flock(dev->fd, (dev->read_only ? LOCK_SH : LOCK_EX) | LOCK_NB)) {
+	/*
+	 * One writer or many readers: two writers would corrupt the image. A
+	 * FUSE unmount returns before its daemon has written the final
+	 * checkpoint and exited, so a mount right after one waits that out
+	 * (bounded) rather than failing while the old daemon still holds this.
+	 */
+	int locked = flock(dev->fd, (dev->read_only ? LOCK_SH : LOCK_EX) | LOCK_NB);
+
+	for (int tries = 0; locked && errno == EWOULDBLOCK && tries < DEV_LOCK_WAIT_TRIES; tries++) {
+		usleep(DEV_LOCK_WAIT_US);
+		locked = flock(dev->fd, (dev->read_only ? LOCK_SH : LOCK_EX) | LOCK_NB);
+	}
+	if (locked) {
 		int err = errno == EWOULDBLOCK ? -EBUSY : -errno;
 
 		dev_fd_close(dev);

@@ -169,6 +169,8 @@ int fsverity_enable(const struct fsverity_sb *vsb, struct fsverity_inode *inode,
 	int ret = verity_params_init(&p, arg->hash_algorithm, verity_ilog2_u32(arg->block_size),
 				     arg->salt, arg->salt_size, ops->size(inode));
 
+	if (!ret && p.log_bs > fsverity_max_log_bs(vsb))
+		ret = -EINVAL;
 	if (ret)
 		return ret;
 	c.log_bs = p.log_bs;

@@ -24,7 +24,7 @@
 #define VERITY_MAX_LEVELS	8	/* FS_VERITY_MAX_LEVELS */
 #define VERITY_MAX_SIG		16128	/* FS_VERITY_MAX_SIGNATURE_SIZE */
 #define VERITY_DESC_SIZE	256	/* struct fsverity_descriptor without signature */
-#define VERITY_MAX_LOG_BS	12	/* PAGE_SHIFT, and not above the 4 KiB f2fs block */
+#define VERITY_MAX_LOG_BS	14	/* the largest block size a file system here has */
 
 /* The shape of one file's tree: fs/verity's merkle_tree_params. */
 struct verity_params {
@@ -159,6 +159,12 @@ struct fsverity_sb {
 	/* STACK_OF(X509) *: the ".fs-verity" keyring; NULL: signatures unchecked */
 	void *certs;
 	bool require_signatures;	/* unsigned files refused (EPERM) */
+	/*
+	 * log2 of the largest Merkle block: Linux allows up to min(PAGE_SIZE,
+	 * fs block), and a host mounts f2fs only with blocks of its page size,
+	 * so the fs block. 0 means 12.
+	 */
+	unsigned int max_log_bs;
 };
 
 /*
@@ -167,6 +173,11 @@ struct fsverity_sb {
  */
 int fsverity_add_certs(struct fsverity_sb *vsb, const char *pem_path);
 void fsverity_free_certs(struct fsverity_sb *vsb);
+
+static inline unsigned int fsverity_max_log_bs(const struct fsverity_sb *vsb)
+{
+	return vsb->max_log_bs ? vsb->max_log_bs : 12;
+}
 
 /* The info of a verity inode, loaded once (as fsverity_file_open; a bad descriptor fails). */
 int fsverity_get_info(const struct fsverity_sb *vsb, struct fsverity_inode *inode,

@@ -174,6 +174,8 @@ static int read_descriptor(const struct fsverity_sb *vsb, struct fsverity_inode 
 	if (ret)
 		return ret;
 	ret = verity_parse_descriptor(&vi->p, desc, size, ops->size(inode), vi->root);
+	if (!ret && vi->p.log_bs > fsverity_max_log_bs(vsb))
+		ret = -EINVAL;	/* a Merkle block larger than the fs block */
 	if (ret)
 		fsverity_err(vsb, -ret, "inode %u: invalid verity descriptor", ops->ino(inode));
 	if (!ret) {

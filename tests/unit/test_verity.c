@@ -228,7 +228,7 @@ static void test_param_checks(void **state)
 	assert_int_equal(verity_params_init(&p, 0, 12, NULL, 0, 1), -EINVAL);
 	assert_int_equal(verity_params_init(&p, 3, 12, NULL, 0, 1), -EINVAL);
 	assert_int_equal(verity_params_init(&p, 1, 9, NULL, 0, 1), -EINVAL);
-	assert_int_equal(verity_params_init(&p, 1, 13, NULL, 0, 1), -EINVAL);
+	assert_int_equal(verity_params_init(&p, 1, 15, NULL, 0, 1), -EINVAL);
 	assert_int_equal(verity_params_init(&p, 1, 12, salt, 33, 1), -EMSGSIZE);
 	assert_int_equal(verity_params_init(&p, 1, 10, salt, 32, 1), 0);
 	assert_int_equal(p.bs, 1024);
