@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Zoned volumes whose zones hold less than their size (NVMe ZNS zone
+# capacity): fixtures/zoned-cap.tar.zst is a volume Linux 6.1 made and wrote
+# in QEMU on a conventional disk (zoned-conv.img, 32 MiB) and a ZNS namespace
+# of 8 MiB zones with a capacity of 5 MiB (zoned-zns.img, 256 MiB);
+# fixtures/zoned-cap.guest.sh says how. A section is 4 segments of 2 MiB:
+# segment 2 of each zoned section has 256 usable blocks, segment 3 none.
+# Image files do not record the capacity: -o zone_capacity=5M gives it.
+#   info       the capacity, Linux's pointers (one zone filled to it)
+#   read       Linux's files byte for byte
+#   write      a FUSE mount fills and overwrites until GC collected sections
+#              and zones were reset: no write refused by the zone rule (the
+#              device layer refuses any off a pointer or past the capacity),
+#              and the bytes past every zone's capacity still all zero in
+#              the zoned file; remount compares the tree
+#   fsck       Debian's fsck.f2fs -f on the files (it cannot know the
+#              capacity there): clean but for the checkpoint's free segment
+#              count, which uf2fs writes as Linux does, without the 32
+#              segments past the capacity: fsck's count minus exactly 32
+#   crash      fsync'd data, kill -9, remount: roll-forward, fsck as above
+#   bad input  a capacity smaller than the blocks in use, larger than the
+#              zone, not whole blocks: a clear error, nothing written
+set -euo pipefail
+. "$(dirname "$0")/../lib/common.sh"
+
+need_fuse
+need_uf2fs
+need_f2fs_tools
+need_cmd zstd tar sha256sum gcc
+
+tmpdir_init zoned-cap
+tar -C "$TMP" -xSf <(zstd -q -d -c "$(dirname "$0")/fixtures/zoned-cap.tar.zst") || fail "unpack"
+GH=$TMP/gh
+gcc -O2 -Wall -o "$GH" "$(dirname "$0")/../compat/guest-helper.c" || fail "cannot build gh"
+C=$TMP/zoned-conv.img
+Z=$TMP/zoned-zns.img
+OPTS="device=$Z,zone_capacity=5M"
+MNT=$TMP/mnt
+ZONES=32
+sums() { sha256sum "$C" "$Z" | cut -d' ' -f1 | tr '\n' ' '; }
+
+# fsck.f2fs on the files counts the segments past the capacity as free; the
+# checkpoint (as Linux's) does not: that one line, off by exactly one segment
+# a zone, and nothing else.
+zfsck() {
+	local out cp found
+	out=$(cd "$TMP" && "$FSCK_F2FS" -f --dry-run zoned-conv.img 2>&1) || true
+	printf '%s\n' "$out" >"$TMP/fsck.log"
+	cp=$("$UF2FS" info -o "$OPTS" "$C" | sed -nE 's/.*checkpoint says ([0-9]+)\)/\1/p')
+	found=$(sed -nE 's/^\[FSCK\] free segment_count matched with CP +\[Fail\] \[0x([0-9a-f]+)\]/\1/p' \
+		<<<"$out")
+	if ! grep -qE '^\[FSCK\] other corrupted bugs +\[Ok\.\.\]' <<<"$out" ||
+	   grep -E '\[Fail\]|^\[ASSERT\]' <<<"$out" | grep -qv 'free segment_count' ||
+	   [ -z "$found" ] || [ $((16#$found - cp)) -ne $ZONES ]; then
+		grep -E '\[Fail\]|ASSERT|\[FSCK\]' "$TMP/fsck.log" | head -20 >&2
+		echo "zfsck: checkpoint free segments $cp, fsck counts 0x$found" >&2
+		return 1
+	fi
+	log "fsck.f2fs -f: clean but the free segment count ($((16#$found)) = $cp + $ZONES past the capacity)"
+}
+# every zone's bytes past its capacity (5 of 8 MiB) are zero in the zoned file
+tails_zero() {
+	"$PY" - "$Z" <<'PY'
+import sys
+MiB = 1 << 20
+with open(sys.argv[1], 'rb') as f:
+    for z in range(32):
+        f.seek(z * 8 * MiB + 5 * MiB)
+        if f.read(3 * MiB).strip(b'\0'):
+            sys.exit('zone %d: data past its capacity' % z)
+PY
+}
+
+step "info: the capacity and Linux's pointers"
+"$UF2FS" info -o "$OPTS" "$C" >"$TMP/info" || fail "info"
+grep -q 'zone size         2048 blocks (8.0 MiB, one section), capacity 1280 blocks' \
+	"$TMP/info" || { cat "$TMP/info"; fail "info: capacity"; }
+# Linux's zone report (zoned-cap.guest.sh): the zone at 14336 full at its capacity
+grep -qE "zone at block 14336 .*write pointer 1280" "$TMP/info" || fail "info: full zone"
+tails_zero || fail "the fixture has data past a zone's capacity"
+
+step "read what Linux wrote"
+mkdir -p "$TMP/ref/d/sub"
+"$GH" gen "$TMP/ref/d/big" 6000000 1 runs
+"$GH" gen "$TMP/ref/d/sub/small" 3000 2 text
+"$GH" gen "$TMP/ref/d/mid" 700000 3 text
+"$GH" gen "$TMP/ref/inline" 100 5 text
+for f in d/big d/sub/small d/mid inline; do
+	cmp <("$UF2FS" cat -o "$OPTS" "$C" "/$f") "$TMP/ref/$f" || fail "uf2fs cat /$f differs"
+done
+
+step "write until sections are collected and zones reset"
+mount_uf2fs "$C" "$MNT" "rw,$OPTS" || fail "mount rw"
+mkdir "$MNT/w"
+for i in $(seq 0 11); do
+	head -c 2000000 /dev/urandom >"$MNT/w/g$i" || fail "fill $i"
+done
+for r in $(seq 0 99); do
+	f=$MNT/w/g$((r * 7 % 12))
+	head -c 2000000 /dev/urandom >"$f" || fail "overwrite $r"
+	sync "$f" || fail "fsync $r"	# to the zones now, not only into the cache
+done
+sync
+cp -a "$MNT/w" "$TMP/w.ref"
+"$UF2FS" stats "$MNT" >"$TMP/stats" || fail "stats"
+zl=$(grep '  zoned:' "$TMP/stats") || { cat "$TMP/stats"; fail "stats: no zoned line"; }
+log "$zl"
+read -r zw refused resets < <(sed -E 's/.* ([0-9]+) writes .* ([0-9]+) refused.* ([0-9]+) zones reset/\1 \2 \3/' <<<"$zl")
+gc=$(awk '$1 == "gc" { print $2 }' "$TMP/stats")
+log "gc: ${gc:-0} blocks moved"
+[ "$refused" -eq 0 ] || fail "$refused writes refused (off a pointer or past the capacity)"
+[ "$zw" -gt 1000 ] || fail "only $zw write requests went into sequential zones"
+[ "$resets" -gt 0 ] || fail "no zone was reset"
+[ "${gc:-0}" -gt 0 ] || { cat "$TMP/stats"; fail "no section was collected"; }
+umount_uf2fs "$MNT" || fail "unmount"
+tails_zero || fail "uf2fs wrote past a zone's capacity"
+zfsck || fail "fsck after the writes"
+"$UF2FS" info -o "$OPTS" "$C" >"$TMP/info2" || fail "info after"
+mount_uf2fs "$C" "$MNT" "ro,$OPTS" || fail "remount"
+compare_tree "$TMP/w.ref" "$MNT/w" --no-root || fail "tree differs after remount"
+cmp "$MNT/d/mid" "$TMP/ref/d/mid" || fail "Linux's d/mid changed"
+umount_uf2fs "$MNT" || fail "unmount ro"
+
+step "crash after fsync: roll-forward"
+mount_uf2fs "$C" "$MNT" "rw,$OPTS,checkpoint_interval=3600" || fail "mount for the crash"
+"$GH" fsyncgen "$MNT/after" 3000000 9 rand || fail "fsync'd write"
+pid=${_MOUNT_PID[$MNT]}
+kill -9 "$pid"
+wait "$pid" 2>/dev/null || true
+unset "_MOUNT_PID[$MNT]"
+fusermount3 -uz "$MNT" 2>/dev/null || true
+"$GH" gen "$TMP/after.ref" 3000000 9 rand
+"$UF2FS" info -o "$OPTS" "$C" | grep -q 'needs recovery: yes' || fail "no roll-forward data"
+mount_uf2fs "$C" "$MNT" "rw,$OPTS" || fail "mount after the crash"
+cmp "$MNT/after" "$TMP/after.ref" || fail "fsync'd file lost or changed"
+echo more >"$MNT/more"
+"$UF2FS" stats "$MNT" | grep -q ' 0 refused' || fail "a write after recovery was refused"
+umount_uf2fs "$MNT" || fail "unmount after the crash"
+tails_zero || fail "past a zone's capacity after recovery"
+zfsck || fail "fsck after recovery"
+
+step "bad input"
+before=$(sums)
+echo x >"$TMP/x"
+bad_case() {
+	local what=$1 re=$2
+	shift 2
+	run_limited 20 "$@"
+	expect_clean_error "$what" || fail "$what"
+	mentions "$OUT" "$re" || fail "$what: message"
+	[ "$(sums)" = "$before" ] || fail "$what: an image changed"
+}
+bad_case "capacity below the blocks in use" "past its capacity.*zone_capacity" \
+	"$UF2FS" put -o "device=$Z,zone_capacity=1M" "$C" "$TMP/x" /x
+bad_case "capacity above the zone size" "zone_capacity=.*at most the zone" \
+	"$UF2FS" put -o "device=$Z,zone_capacity=9M" "$C" "$TMP/x" /x
+bad_case "capacity not whole blocks" "zone_capacity=5000.*whole" \
+	"$UF2FS" put -o "device=$Z,zone_capacity=5000" "$C" "$TMP/x" /x
+pass "zoned volume, zone capacity < size: Linux's read, written within the capacity with GC, crash, bad input"
