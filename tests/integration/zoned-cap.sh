@@ -23,6 +23,7 @@
 #              zone, not whole blocks: a clear error, nothing written
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../lib/zoned-cap.sh"
 
 need_fuse
 need_uf2fs
@@ -40,45 +41,13 @@ MNT=$TMP/mnt
 ZONES=32
 sums() { sha256sum "$C" "$Z" | cut -d' ' -f1 | tr '\n' ' '; }
 
-# fsck.f2fs on the files counts the segments past the capacity as free; the
-# checkpoint (as Linux's) does not: that one line, off by exactly one segment
-# a zone, and nothing else.
-zfsck() {
-	local out cp found
-	out=$(cd "$TMP" && "$FSCK_F2FS" -f --dry-run zoned-conv.img 2>&1) || true
-	printf '%s\n' "$out" >"$TMP/fsck.log"
-	cp=$("$UF2FS" info -o "$OPTS" "$C" | sed -nE 's/.*checkpoint says ([0-9]+)\)/\1/p')
-	found=$(sed -nE 's/^\[FSCK\] free segment_count matched with CP +\[Fail\] \[0x([0-9a-f]+)\]/\1/p' \
-		<<<"$out")
-	if ! grep -qE '^\[FSCK\] other corrupted bugs +\[Ok\.\.\]' <<<"$out" ||
-	   grep -E '\[Fail\]|^\[ASSERT\]' <<<"$out" | grep -qv 'free segment_count' ||
-	   [ -z "$found" ] || [ $((16#$found - cp)) -ne $ZONES ]; then
-		grep -E '\[Fail\]|ASSERT|\[FSCK\]' "$TMP/fsck.log" | head -20 >&2
-		echo "zfsck: checkpoint free segments $cp, fsck counts 0x$found" >&2
-		return 1
-	fi
-	log "fsck.f2fs -f: clean but the free segment count ($((16#$found)) = $cp + $ZONES past the capacity)"
-}
-# every zone's bytes past its capacity (5 of 8 MiB) are zero in the zoned file
-tails_zero() {
-	"$PY" - "$Z" <<'PY'
-import sys
-MiB = 1 << 20
-with open(sys.argv[1], 'rb') as f:
-    for z in range(32):
-        f.seek(z * 8 * MiB + 5 * MiB)
-        if f.read(3 * MiB).strip(b'\0'):
-            sys.exit('zone %d: data past its capacity' % z)
-PY
-}
-
 step "info: the capacity and Linux's pointers"
 "$UF2FS" info -o "$OPTS" "$C" >"$TMP/info" || fail "info"
 grep -q 'zone size         2048 blocks (8.0 MiB, one section), capacity 1280 blocks' \
 	"$TMP/info" || { cat "$TMP/info"; fail "info: capacity"; }
 # Linux's zone report (zoned-cap.guest.sh): the zone at 14336 full at its capacity
 grep -qE "zone at block 14336 .*write pointer 1280" "$TMP/info" || fail "info: full zone"
-tails_zero || fail "the fixture has data past a zone's capacity"
+zcap_tails_zero "$Z" $ZONES || fail "the fixture has data past a zone's capacity"
 
 step "read what Linux wrote"
 mkdir -p "$TMP/ref/d/sub"
@@ -114,8 +83,8 @@ log "gc: ${gc:-0} blocks moved"
 [ "$resets" -gt 0 ] || fail "no zone was reset"
 [ "${gc:-0}" -gt 0 ] || { cat "$TMP/stats"; fail "no section was collected"; }
 umount_uf2fs "$MNT" || fail "unmount"
-tails_zero || fail "uf2fs wrote past a zone's capacity"
-zfsck || fail "fsck after the writes"
+zcap_tails_zero "$Z" $ZONES || fail "uf2fs wrote past a zone's capacity"
+zcap_fsck "$TMP" "$OPTS" $ZONES || fail "fsck after the writes"
 "$UF2FS" info -o "$OPTS" "$C" >"$TMP/info2" || fail "info after"
 mount_uf2fs "$C" "$MNT" "ro,$OPTS" || fail "remount"
 compare_tree "$TMP/w.ref" "$MNT/w" --no-root || fail "tree differs after remount"
@@ -137,8 +106,8 @@ cmp "$MNT/after" "$TMP/after.ref" || fail "fsync'd file lost or changed"
 echo more >"$MNT/more"
 "$UF2FS" stats "$MNT" | grep -q ' 0 refused' || fail "a write after recovery was refused"
 umount_uf2fs "$MNT" || fail "unmount after the crash"
-tails_zero || fail "past a zone's capacity after recovery"
-zfsck || fail "fsck after recovery"
+zcap_tails_zero "$Z" $ZONES || fail "past a zone's capacity after recovery"
+zcap_fsck "$TMP" "$OPTS" $ZONES || fail "fsck after recovery"
 
 step "bad input"
 before=$(sums)
