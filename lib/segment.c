@@ -965,6 +965,15 @@ void f2fs_log_room(struct f2fs_sb_info *sbi, struct f2fs_log_room *room)
 
 	pthread_mutex_lock(&sm->lock);
 	room->free_blocks = (uint64_t)sm->nr_free * sbi->blocks_per_seg;
+	/*
+	 * The segment a zone's capacity ends in counts as a free one, but holds
+	 * only part of one: scale down to the capacity (conservative where
+	 * conventional sections are free too).
+	 */
+	if (sbi->zone_cap_short)
+		room->free_blocks = room->free_blocks * sbi->zone_cap_blocks /
+				    ((uint64_t)DIV_ROUND_UP(sbi->zone_cap_blocks, sbi->blocks_per_seg) *
+				     sbi->blocks_per_seg);
 	room->data_slots = f2fs_lfs_mode(sbi) ? 0 : sm->ssr_slots[0];
 	room->node_slots = f2fs_lfs_mode(sbi) ? 0 : sm->ssr_slots[1];
 	pthread_mutex_unlock(&sm->lock);
