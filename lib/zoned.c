@@ -310,7 +310,9 @@ int f2fs_init_zones(struct f2fs_sb_info *sbi)
 	int ret;
 
 	if (!f2fs_has_feature(sbi, F2FS_FEATURE_BLKZONED))
-		return 0;
+		return sbi->opts.zone_capacity ?
+		       f2fs_error(sbi, EINVAL, "zone_capacity=: the volume is not zoned "
+				  "(no blkzoned feature)") : 0;
 	ret = init_zone_capacity(sbi);
 	if (!ret)
 		ret = find_zones(sbi);

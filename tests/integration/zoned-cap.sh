@@ -20,7 +20,8 @@
 #              segments past the capacity: fsck's count minus exactly 32
 #   crash      fsync'd data, kill -9, remount: roll-forward, fsck as above
 #   bad input  a capacity smaller than the blocks in use, larger than the
-#              zone, not whole blocks: a clear error, nothing written
+#              zone, not whole blocks, or given for a volume that is not
+#              zoned: a clear error, nothing written
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 . "$(dirname "$0")/../lib/zoned-cap.sh"
@@ -126,4 +127,10 @@ bad_case "capacity above the zone size" "zone_capacity=.*at most the zone" \
 	"$UF2FS" put -o "device=$Z,zone_capacity=9M" "$C" "$TMP/x" /x
 bad_case "capacity not whole blocks" "zone_capacity=5000.*whole" \
 	"$UF2FS" put -o "device=$Z,zone_capacity=5000" "$C" "$TMP/x" /x
+mk_image "$TMP/plain.img" 64M none "" || fail "plain image"
+psum=$(sha256sum <"$TMP/plain.img")
+run_limited 20 "$UF2FS" put -o zone_capacity=5M "$TMP/plain.img" "$TMP/x" /x
+expect_clean_error "zone_capacity on a volume that is not zoned" || fail "plain image accepted"
+mentions "$OUT" "zone_capacity=.*not zoned" || fail "plain image: message"
+[ "$(sha256sum <"$TMP/plain.img")" = "$psum" ] || fail "plain image changed"
 pass "zoned volume, zone capacity < size: Linux's read, written within the capacity with GC, crash, bad input"
