@@ -16,7 +16,7 @@
 #            of its writes refused; nothing past any zone's capacity in the
 #            file; fsck.f2fs -f on the files clean but for the free segment
 #            count (it counts the 32 unusable segments there:
-#            tests/lib/zoned-cap.sh)
+#            tests/lib/zoned.sh)
 #   boot 2   Linux's sha256 manifest of uf2fs's tree equals the host's (its
 #            mount checks no segment holds more valid blocks than usable);
 #            Linux writes more and unmounts
@@ -29,7 +29,7 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$TOP"
 . tests/lib/common.sh
 . tests/compat/qemu.sh
-. tests/lib/zoned-cap.sh
+. tests/lib/zoned.sh
 
 if ! why=$(qemu_missing); then skip "$why"; fi
 need_fuse

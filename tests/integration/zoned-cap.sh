@@ -24,7 +24,7 @@
 #              zoned: a clear error, nothing written
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
-. "$(dirname "$0")/../lib/zoned-cap.sh"
+. "$(dirname "$0")/../lib/zoned.sh"
 
 need_fuse
 need_uf2fs
@@ -73,16 +73,7 @@ for r in $(seq 0 99); do
 done
 sync
 cp -a "$MNT/w" "$TMP/w.ref"
-"$UF2FS" stats "$MNT" >"$TMP/stats" || fail "stats"
-zl=$(grep '  zoned:' "$TMP/stats") || { cat "$TMP/stats"; fail "stats: no zoned line"; }
-log "$zl"
-read -r zw refused resets < <(sed -E 's/.* ([0-9]+) writes .* ([0-9]+) refused.* ([0-9]+) zones reset/\1 \2 \3/' <<<"$zl")
-gc=$(awk '$1 == "gc" { print $2 }' "$TMP/stats")
-log "gc: ${gc:-0} blocks moved"
-[ "$refused" -eq 0 ] || fail "$refused writes refused (off a pointer or past the capacity)"
-[ "$zw" -gt 1000 ] || fail "only $zw write requests went into sequential zones"
-[ "$resets" -gt 0 ] || fail "no zone was reset"
-[ "${gc:-0}" -gt 0 ] || { cat "$TMP/stats"; fail "no section was collected"; }
+zoned_check_stats "$MNT" 1000
 umount_uf2fs "$MNT" || fail "unmount"
 zcap_tails_zero "$Z" $ZONES || fail "uf2fs wrote past a zone's capacity"
 zcap_fsck "$TMP" "$OPTS" $ZONES || fail "fsck after the writes"
@@ -93,20 +84,7 @@ cmp "$MNT/d/mid" "$TMP/ref/d/mid" || fail "Linux's d/mid changed"
 umount_uf2fs "$MNT" || fail "unmount ro"
 
 step "crash after fsync: roll-forward"
-mount_uf2fs "$C" "$MNT" "rw,$OPTS,checkpoint_interval=3600" || fail "mount for the crash"
-"$GH" fsyncgen "$MNT/after" 3000000 9 rand || fail "fsync'd write"
-pid=${_MOUNT_PID[$MNT]}
-kill -9 "$pid"
-wait "$pid" 2>/dev/null || true
-unset "_MOUNT_PID[$MNT]"
-fusermount3 -uz "$MNT" 2>/dev/null || true
-"$GH" gen "$TMP/after.ref" 3000000 9 rand
-"$UF2FS" info -o "$OPTS" "$C" | grep -q 'needs recovery: yes' || fail "no roll-forward data"
-mount_uf2fs "$C" "$MNT" "rw,$OPTS" || fail "mount after the crash"
-cmp "$MNT/after" "$TMP/after.ref" || fail "fsync'd file lost or changed"
-echo more >"$MNT/more"
-"$UF2FS" stats "$MNT" | grep -q ' 0 refused' || fail "a write after recovery was refused"
-umount_uf2fs "$MNT" || fail "unmount after the crash"
+zoned_crash_round "$C" "$MNT" "$OPTS" "$GH"
 zcap_tails_zero "$Z" $ZONES || fail "past a zone's capacity after recovery"
 zcap_fsck "$TMP" "$OPTS" $ZONES || fail "fsck after recovery"
 
