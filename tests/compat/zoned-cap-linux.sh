@@ -29,6 +29,7 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$TOP"
 . tests/lib/common.sh
 . tests/compat/qemu.sh
+. tests/compat/zoned-lib.sh
 . tests/lib/zoned.sh
 
 if ! why=$(qemu_missing); then skip "$why"; fi
@@ -55,25 +56,11 @@ OPTS="device=$Z,zone_capacity=5M"
 MNT=$TMP/mnt
 ZONES=32
 
-cat >"$TMP/linux-files.sh" <<'EOF2'
-R=$1; N=$2
-mkdir -p "$R/l$N/sub"
-gh gen "$R/l$N/big" 5000000 ${N}1 rand
-gh gen "$R/l$N/sub/small" 3000 ${N}2 text
-gh gen "$R/l$N/mid" 700000 ${N}3 rand
-gh gen "$R/l$N/gone" 2000000 ${N}4 rand
-EOF2
-sh "$TMP/linux-files.sh" "$TMP/ref" 1
-sh "$TMP/linux-files.sh" "$TMP/ref" 2
-guest_head='set -e
-i=0; while [ ! -b /dev/nvme0n1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
-mkdir -p /tmp/zt && cd /tmp/zt
-ln -s /dev/vda zoned-conv.img
-ln -s /dev/nvme0n1 zoned-zns.img'
+zoned_linux_files 5000000
 step "boot 1: Linux makes the volume and writes; uf2fs on the namespace (BLKREPORTZONE)"
 gh gen "$TMP/payload" 2500000 77 rand
 cat >"$TMP/guest1.sh" <<EOF
-$guest_head
+$ZONED_GUEST_HEAD
 blkzone report /dev/nvme0n1 | head -1
 mkfs.f2fs -f -m -c zoned-zns.img zoned-conv.img >/tmp/mkfs.log 2>&1 || { cat /tmp/mkfs.log; exit 1; }
 mount -t f2fs zoned-conv.img /mnt
@@ -145,27 +132,7 @@ zcap_fsck "$TMP" "$OPTS" $ZONES || fail "fsck after uf2fs"
 (cd "$SRC/tree" && find . -type f | sort | xargs sha256sum) >"$TMP/host.sums"
 
 step "boot 2: Linux reads uf2fs's tree, then writes"
-cat >"$TMP/guest2.sh" <<EOF
-$guest_head
-mount -t f2fs zoned-conv.img /mnt
-echo "=== SUMS"
-(cd /mnt/tree && find . -type f | sort | xargs sha256sum)
-echo "=== END"
-[ "\$(readlink /mnt/tree/link)" = d1/f1 ] || { echo "bad symlink"; exit 1; }
-[ -e /mnt/l1/mid ] && { echo "uf2fs's rm not seen"; exit 1; }
-$(sed 's/^R=\$1; N=\$2$/R=\/mnt; N=2/' "$TMP/linux-files.sh")
-rm /mnt/l2/gone
-umount /mnt
-dmesg | grep -i 'f2fs' | tail -12
-dmesg | grep -i 'f2fs.*\(error\|corrupt\)' && exit 1
-echo linux-done
-EOF
-out=$(qemu_run "$C" "$TMP/guest2.sh" "" 300) || { printf '%s\n' "$out"; fail "guest 2"; }
-printf '%s\n' "$out" | grep -q linux-done || { printf '%s\n' "$out"; fail "guest 2 did not finish"; }
-printf '%s\n' "$out" | grep -i 'f2fs' | sed 's/^/  guest: /' >&2 || true
-printf '%s\n' "$out" | sed -n '/^=== SUMS/,/^=== END/p' | sed '1d;$d' >"$TMP/guest.sums"
-diff "$TMP/host.sums" "$TMP/guest.sums" || fail "Linux reads other bytes than uf2fs wrote"
-log "Linux read $(wc -l <"$TMP/guest.sums") files as uf2fs wrote them"
+zoned_boot2
 
 step "uf2fs reads what Linux wrote after it"
 zcap_tails_zero "$Z" $ZONES || fail "data past a zone's capacity after boot 2"
