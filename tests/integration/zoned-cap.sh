@@ -48,6 +48,8 @@ grep -q 'zone size         2048 blocks (8.0 MiB, one section), capacity 1280 blo
 	"$TMP/info" || { cat "$TMP/info"; fail "info: capacity"; }
 # Linux's zone report (zoned-cap.guest.sh): the zone at 14336 full at its capacity
 grep -qE "zone at block 14336 .*write pointer 1280" "$TMP/info" || fail "info: full zone"
+grep -q "free segments .*, $ZONES of them past a zone's capacity" "$TMP/info" ||
+	fail "info: the unusable segments"
 zcap_tails_zero "$Z" $ZONES || fail "the fixture has data past a zone's capacity"
 
 step "read what Linux wrote"

@@ -73,7 +73,7 @@ zcap_fsck() {
 	out=$(cd "$dir" && "$FSCK_F2FS" -f --dry-run zoned-conv.img 2>&1) || true
 	printf '%s\n' "$out" >"$dir/fsck.log"
 	cp=$("$UF2FS" info -o "$opts" "$dir/zoned-conv.img" |
-	     sed -nE 's/.*checkpoint says ([0-9]+)\)/\1/p')
+	     sed -nE 's/.*checkpoint says ([0-9]+)\).*/\1/p')
 	found=$(sed -nE 's/^\[FSCK\] free segment_count matched with CP +\[Fail\] \[0x([0-9a-f]+)\]/\1/p' \
 		<<<"$out")
 	if ! grep -qE '^\[FSCK\] other corrupted bugs +\[Ok\.\.\]' <<<"$out" ||
