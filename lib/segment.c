@@ -970,10 +970,12 @@ void f2fs_log_room(struct f2fs_sb_info *sbi, struct f2fs_log_room *room)
 	 * only part of one: scale down to the capacity (conservative where
 	 * conventional sections are free too).
 	 */
-	if (sbi->zone_cap_short)
-		room->free_blocks = room->free_blocks * sbi->zone_cap_blocks /
-				    ((uint64_t)DIV_ROUND_UP(sbi->zone_cap_blocks, sbi->blocks_per_seg) *
-				     sbi->blocks_per_seg);
+	if (sbi->zone_cap_short) {
+		uint64_t bps = sbi->blocks_per_seg;
+		uint64_t counted = DIV_ROUND_UP(sbi->zone_cap_blocks, bps) * bps;
+
+		room->free_blocks = room->free_blocks * sbi->zone_cap_blocks / counted;
+	}
 	room->data_slots = f2fs_lfs_mode(sbi) ? 0 : sm->ssr_slots[0];
 	room->node_slots = f2fs_lfs_mode(sbi) ? 0 : sm->ssr_slots[1];
 	pthread_mutex_unlock(&sm->lock);

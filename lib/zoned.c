@@ -90,8 +90,8 @@ static int take_zone_capacity(struct f2fs_sb_info *sbi, unsigned int i, uint64_t
 	if (sbi->zone_cap_known && cap != sbi->zone_cap_blocks && !sbi->opts.read_only)
 		return f2fs_error(sbi, EOPNOTSUPP, "zoned device %u (%s): zones of capacities %llu "
 				  "and %llu blocks: uf2fs writes zones of one capacity only "
-				  "(mount -o ro)", i, sbi->devs[i].path,
-				  (unsigned long long)cap, (unsigned long long)sbi->zone_cap_blocks);
+				  "(mount -o ro)", i, sbi->devs[i].path, (unsigned long long)cap,
+				  (unsigned long long)sbi->zone_cap_blocks);
 	if (!sbi->zone_cap_known || cap < sbi->zone_cap_blocks)
 		sbi->zone_cap_blocks = cap;
 	sbi->zone_cap_known = true;
