@@ -379,6 +379,12 @@ int cli_apply_lib_option(struct uf2fs_options *opts, const char *opt)
 			opts->devices[opts->nr_devices] = cli_keep_string(strdup(val));
 		return opts->devices[opts->nr_devices++] ? 1 : -ENOMEM;
 	}
+	if (klen == 13 && !strncmp(opt, "zone_capacity", klen)) {
+		if (!val || cli_parse_size(val, &size) || !size)
+			return cli_bad_value("zone_capacity", val ? val : "", "a size like 5M");
+		opts->zone_capacity = size;
+		return 1;
+	}
 	if (klen == 18 && !strncmp(opt, "compress_algorithm", klen))
 		return cli_parse_compress_algorithm(opts, val);
 	if (klen == 17 && !strncmp(opt, "compress_log_size", klen))

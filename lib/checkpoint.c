@@ -374,7 +374,7 @@ static void fill_checkpoint(struct f2fs_sb_info *sbi, bool umount, unsigned int 
 
 	cp->checkpoint_ver = sbi->cp_ver + 1;
 	cp->valid_block_count = sm->valid_blocks;
-	cp->free_segment_count = f2fs_count_free_segments(sbi);
+	cp->free_segment_count = f2fs_cp_free_segments(sbi);
 	for (int i = 0; i < NR_CURSEG_DATA_TYPE; i++) {
 		cp->cur_data_segno[i] = sm->curseg[i].segno;
 		cp->cur_data_blkoff[i] = sm->curseg[i].next_blkoff;

@@ -381,6 +381,11 @@ int f2fs_init_zones(struct f2fs_sb_info *sbi);
 int f2fs_fix_zoned_cursegs(struct f2fs_sb_info *sbi);
 int f2fs_zone_prepare_section(struct f2fs_sb_info *sbi, unsigned int secno);
 bool f2fs_zone_on_blkdev(struct f2fs_sb_info *sbi, block_t blk);
+/* Blocks a log may fill: fewer than the segment's past a zone's capacity (zoned.c). */
+unsigned int f2fs_usable_blks_in_seg(struct f2fs_sb_info *sbi, unsigned int segno);
+uint64_t f2fs_usable_blks_in_sec(struct f2fs_sb_info *sbi, unsigned int secno);
+/* The checkpoint's free_segment_count: as Linux, without segments past a zone's capacity. */
+unsigned int f2fs_cp_free_segments(struct f2fs_sb_info *sbi);
 int f2fs_flush_sit(struct f2fs_sb_info *sbi);
 int f2fs_write_curseg_ssa(struct f2fs_sb_info *sbi);
 void f2fs_clear_prefree(struct f2fs_sb_info *sbi);
@@ -444,7 +449,9 @@ struct f2fs_sb_info {
 	/* A zoned volume (zoned.c): sections are zones; which devices are zoned, a bit each. */
 	bool zoned;
 	unsigned int zoned_devs;
-	uint64_t zone_cap_blocks;		/* the smallest capacity of a sequential zone */
+	uint64_t zone_cap_blocks;		/* the capacity of a sequential zone */
+	bool zone_cap_known;			/* a device reported one */
+	bool zone_cap_short;			/* smaller than the zone: segments lose blocks */
 
 	struct f2fs_nm_info nm;
 	struct f2fs_sm_info sm;

@@ -75,13 +75,15 @@ static uint64_t victim_score(struct f2fs_sb_info *sbi, unsigned int segno, enum 
 static int pick_victim_section(struct f2fs_sb_info *sbi, enum gc_policy p, unsigned int *out)
 {
 	struct f2fs_sm_info *sm = &sbi->sm;
-	unsigned int spsec = sbi->segs_per_sec, secblks = spsec * sbi->blocks_per_seg;
+	unsigned int spsec = sbi->segs_per_sec;
 	uint64_t best = 0, now = sm->elapsed_base + (time(NULL) - sm->mount_time);
 	int found = -1;
 
 	pthread_mutex_lock(&sm->lock);
 	for (unsigned int sec = 0; sec < sbi->main_segs / spsec; sec++) {
 		unsigned int valid = 0, first = sec * spsec;
+		/* a zone holds no more than its capacity: full at that */
+		uint64_t secblks = f2fs_usable_blks_in_sec(sbi, sec);
 		uint64_t mtime = 0, score, u, age;
 		bool log = false;
 

@@ -519,7 +519,7 @@ static int find_free_zoned(struct f2fs_sb_info *sbi, int type, bool new_sec, uns
 	unsigned int nsec = sbi->main_segs / spsec;
 
 	if (!new_sec && (cur + 1) % spsec && cur + 1 < sbi->main_segs &&
-	    seg_writable(sm, cur + 1)) {
+	    seg_writable(sm, cur + 1) && f2fs_usable_blks_in_seg(sbi, cur + 1)) {
 		bit_clear(sm->discard_pending, cur + 1);
 		*out = cur + 1;
 		return 0;
@@ -545,7 +545,8 @@ static int find_free_zoned(struct f2fs_sb_info *sbi, int type, bool new_sec, uns
 /*
  * Free segments a log can still take: on a zoned volume those of free
  * sections and those after a log's segment in its own section, not the
- * holes of sections in use.
+ * holes of sections in use, nor segments past a zone's capacity (one it
+ * ends in counts whole, as the kernel's f2fs_usable_segs_in_sec).
  */
 unsigned int f2fs_usable_free_segments(struct f2fs_sb_info *sbi)
 {
@@ -563,7 +564,7 @@ unsigned int f2fs_usable_free_segments(struct f2fs_sb_info *sbi)
 		if (from == first && !sec_writable(sbi, sec))
 			continue;
 		for (unsigned int s = from; s < first + spsec; s++)
-			n += seg_writable(sm, s);
+			n += seg_writable(sm, s) && f2fs_usable_blks_in_seg(sbi, s);
 	}
 	return n;
 }
@@ -832,7 +833,7 @@ int f2fs_allocate_block_next(struct f2fs_sb_info *sbi, int type, const struct f2
 	int ret = 0;
 
 	pthread_mutex_lock(&sm->lock);
-	while (cs->next_blkoff >= sbi->blocks_per_seg) {
+	while (cs->next_blkoff >= f2fs_usable_blks_in_seg(sbi, cs->segno)) {
 		ret = new_curseg_wait(sbi, type, false);
 		if (ret)
 			goto out;
@@ -857,10 +858,10 @@ int f2fs_allocate_block_next(struct f2fs_sb_info *sbi, int type, const struct f2
 	} else {
 		cs->next_blkoff++;
 	}
-	if (cs->next_blkoff >= sbi->blocks_per_seg)
+	if (cs->next_blkoff >= f2fs_usable_blks_in_seg(sbi, cs->segno))
 		new_curseg(sbi, type, false);	/* on failure the next allocation tries again */
 	if (next)
-		*next = cs->next_blkoff < sbi->blocks_per_seg ?
+		*next = cs->next_blkoff < f2fs_usable_blks_in_seg(sbi, cs->segno) ?
 			seg_start(sbi, cs->segno) + cs->next_blkoff : 0;
 out:
 	pthread_mutex_unlock(&sm->lock);
@@ -879,7 +880,8 @@ int f2fs_fix_full_cursegs(struct f2fs_sb_info *sbi)
 
 	pthread_mutex_lock(&sm->lock);
 	for (int i = 0; i < NR_CURSEG_TYPE && !ret; i++)
-		while (!ret && sm->curseg[i].next_blkoff >= sbi->blocks_per_seg)
+		while (!ret && sm->curseg[i].next_blkoff >=
+			       f2fs_usable_blks_in_seg(sbi, sm->curseg[i].segno))
 			ret = new_curseg_wait(sbi, i, false);
 	pthread_mutex_unlock(&sm->lock);
 	if (ret)
@@ -963,6 +965,17 @@ void f2fs_log_room(struct f2fs_sb_info *sbi, struct f2fs_log_room *room)
 
 	pthread_mutex_lock(&sm->lock);
 	room->free_blocks = (uint64_t)sm->nr_free * sbi->blocks_per_seg;
+	/*
+	 * The segment a zone's capacity ends in counts as a free one, but holds
+	 * only part of one: scale down to the capacity (conservative where
+	 * conventional sections are free too).
+	 */
+	if (sbi->zone_cap_short) {
+		uint64_t bps = sbi->blocks_per_seg;
+		uint64_t counted = DIV_ROUND_UP(sbi->zone_cap_blocks, bps) * bps;
+
+		room->free_blocks = room->free_blocks * sbi->zone_cap_blocks / counted;
+	}
 	room->data_slots = f2fs_lfs_mode(sbi) ? 0 : sm->ssr_slots[0];
 	room->node_slots = f2fs_lfs_mode(sbi) ? 0 : sm->ssr_slots[1];
 	pthread_mutex_unlock(&sm->lock);

@@ -190,8 +190,13 @@ void uf2fs_print_info(struct uf2fs *fs, FILE *out)
 		user ? 100.0 * valid / user : 0.0);
 	fprintf(out, "  valid nodes       %u, inodes %u\n", le32(cp->valid_node_count),
 		le32(cp->valid_inode_count));
-	fprintf(out, "  free segments     %u (checkpoint says %u)\n", sbi->sm.free_segments,
+	fprintf(out, "  free segments     %u (checkpoint says %u)", sbi->sm.free_segments,
 		le32(cp->free_segment_count));
+	/* the checkpoint counts as Linux, without them (f2fs_cp_free_segments) */
+	if (sbi->zone_cap_short)
+		fprintf(out, ", %u of them past a zone's capacity",
+			f2fs_count_free_segments(sbi) - f2fs_cp_free_segments(sbi));
+	fprintf(out, "\n");
 	fprintf(out, "  overprovision     %u segments, reserved %u\n",
 		le32(cp->overprov_segment_count), le32(cp->rsvd_segment_count));
 	print_zones(sbi, out);

@@ -9,13 +9,15 @@
  * information, so the device list decides: in a multi-device volume the
  * first device (metadata and the first sections) is conventional and every
  * other one zoned, as Android's `mkfs.f2fs -m -c zoned conventional` lays it
- * out, the capacity is the zone size, and a write pointer is the end of the
+ * out, the capacity is the zone size (or -o zone_capacity=, checked against
+ * the blocks in use), and a write pointer is the end of the
  * last block the SIT or a current segment holds in the zone (fsck.f2fs's
  * view). The device layer (lib/dev/zoned.c) then refuses any write that
  * would break a zone's order. A zoned volume is written as Linux writes it:
  * LFS only (no SSR, no in-place update), whole sections allocated and
- * collected, a zone reset before its section is written again
- * (lib/segment.c, lib/gc.c).
+ * collected, a zone reset before its section is written again, nothing
+ * written past a zone's capacity (f2fs_usable_blks_in_seg; lib/segment.c,
+ * lib/gc.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +53,10 @@ static int check_device_fits(struct f2fs_sb_info *sbi, unsigned int i, block_t s
 	return 0;
 }
 
-/* An image file: all of it sequential zones of one section each. */
+/*
+ * An image file: all of it sequential zones of one section each, of the
+ * capacity zone_capacity= gives (the zone size without it).
+ */
 static int add_file_zones(struct f2fs_sb_info *sbi, unsigned int i, struct f2fs_dev *m)
 {
 	const struct f2fs_devinfo *d = &sbi->devs[i];
@@ -61,9 +66,36 @@ static int add_file_zones(struct f2fs_sb_info *sbi, unsigned int i, struct f2fs_
 	if (ret)
 		return ret;
 	ret = f2fs_dev_zones_add(&sbi->dev, (uint64_t)d->start_blk * F2FS_BLKSIZE,
-				 nblocks * F2FS_BLKSIZE, sec_bytes(sbi), sec_bytes(sbi), m, 0);
+				 nblocks * F2FS_BLKSIZE, sec_bytes(sbi),
+				 sbi->zone_cap_blocks * F2FS_BLKSIZE, m, 0);
 	return ret ? f2fs_error(sbi, -ret, "zoned device %u (%s): cannot set up its zones",
 				i, d->path) : 0;
+}
+
+/*
+ * A sequential zone's capacity as the device reports it. The volume's zones
+ * must share one (the kernel's unusable_blocks_per_sec is one number; zones
+ * of mixed capacities are only read, at the smallest), and zone_capacity=,
+ * meant for image files, must not contradict the device.
+ */
+static int take_zone_capacity(struct f2fs_sb_info *sbi, unsigned int i, uint64_t cap)
+{
+	uint64_t want = sbi->opts.zone_capacity / F2FS_BLKSIZE;
+
+	if (want && cap != want)
+		return f2fs_error(sbi, EINVAL, "zoned device %u (%s): zone_capacity=%llu bytes, "
+				  "but the device reports %llu", i, sbi->devs[i].path,
+				  (unsigned long long)sbi->opts.zone_capacity,
+				  (unsigned long long)cap * F2FS_BLKSIZE);
+	if (sbi->zone_cap_known && cap != sbi->zone_cap_blocks && !sbi->opts.read_only)
+		return f2fs_error(sbi, EOPNOTSUPP, "zoned device %u (%s): zones of capacities %llu "
+				  "and %llu blocks: uf2fs writes zones of one capacity only "
+				  "(mount -o ro)", i, sbi->devs[i].path, (unsigned long long)cap,
+				  (unsigned long long)sbi->zone_cap_blocks);
+	if (!sbi->zone_cap_known || cap < sbi->zone_cap_blocks)
+		sbi->zone_cap_blocks = cap;
+	sbi->zone_cap_known = true;
+	return 0;
 }
 
 /* The kernel's report of the n zones from byte mofs of the device, in z[]. */
@@ -107,22 +139,17 @@ static int add_blkdev_zones(struct f2fs_sb_info *sbi, unsigned int i, struct f2f
 	if (!z)
 		return -ENOMEM;
 	ret = report_all_zones(sbi, i, m, mofs, zone_bytes, z, n);
-	for (uint64_t k = 0; k < n && !ret; k++) {
-		if (z[k].seq && z[k].cap / F2FS_BLKSIZE < sbi->zone_cap_blocks)
-			sbi->zone_cap_blocks = z[k].cap / F2FS_BLKSIZE;
-		if (z[k].seq && z[k].cap != z[k].len && !sbi->opts.read_only)
-			ret = f2fs_error(sbi, EOPNOTSUPP, "zoned device %u (%s): zone capacity %llu "
-					 "is smaller than its size %llu: uf2fs writes only zones "
-					 "used whole (mount -o ro)", i, sbi->devs[i].path,
-					 (unsigned long long)z[k].cap, (unsigned long long)z[k].len);
-	}
+	for (uint64_t k = 0; k < n && !ret; k++)
+		if (z[k].seq)
+			ret = take_zone_capacity(sbi, i, z[k].cap / F2FS_BLKSIZE);
 	for (uint64_t k = 0, run = 0; k <= n && !ret; k++) {
 		if (k < n && z[k].seq)
 			continue;
 		if (k > run)
 			ret = f2fs_dev_zones_add(&sbi->dev, (uint64_t)start * F2FS_BLKSIZE +
 						 run * zone_bytes, (k - run) * zone_bytes,
-						 zone_bytes, zone_bytes, m, mofs + run * zone_bytes);
+						 zone_bytes, sbi->zone_cap_blocks * F2FS_BLKSIZE, m,
+						 mofs + run * zone_bytes);
 		run = k + 1;
 	}
 	for (uint64_t k = 0; k < n && !ret; k++)
@@ -212,7 +239,7 @@ static uint64_t section_used_blocks(struct f2fs_sb_info *sbi, unsigned int secno
  * check_zone_write_pointer reports as inconsistent: said, and left as the
  * device has it (nothing there is written again before a reset).
  */
-static void derive_write_pointers(struct f2fs_sb_info *sbi)
+static int derive_write_pointers(struct f2fs_sb_info *sbi)
 {
 	uint64_t secblks = (uint64_t)sbi->segs_per_sec * sbi->blocks_per_seg;
 
@@ -223,6 +250,14 @@ static void derive_write_pointers(struct f2fs_sb_info *sbi)
 		if (!f2fs_dev_zone_seq(&sbi->dev, blk))
 			continue;
 		used = section_used_blocks(sbi, sec);
+		if (used > sbi->zone_cap_blocks)
+			return f2fs_error(sbi, EINVAL, "zone of section %u: blocks in use up to "
+					  "block %llu of the zone, past its capacity of %llu "
+					  "blocks%s", sec, (unsigned long long)used,
+					  (unsigned long long)sbi->zone_cap_blocks,
+					  f2fs_zone_on_blkdev(sbi, blk) ? "" :
+					  " (is zone_capacity= right? this volume's zones hold "
+					  "more)");
 		if (!f2fs_zone_on_blkdev(sbi, blk))
 			f2fs_dev_zone_set_wp(&sbi->dev, blk, used);
 		else if (f2fs_dev_zone_wp(&sbi->dev, blk) < used)
@@ -230,6 +265,7 @@ static void derive_write_pointers(struct f2fs_sb_info *sbi)
 				 "pointer %llu", sec, (unsigned long long)used,
 				 (unsigned long long)f2fs_dev_zone_wp(&sbi->dev, blk));
 	}
+	return 0;
 }
 
 bool f2fs_zone_on_blkdev(struct f2fs_sb_info *sbi, block_t blk)
@@ -249,22 +285,74 @@ bool f2fs_zone_on_blkdev(struct f2fs_sb_info *sbi, block_t blk)
 
 /// Mount ///
 
+/*
+ * zone_capacity= (image files: nothing on disk records it): whole blocks,
+ * at most the zone (section) size. Zoned block devices report their own.
+ */
+static int init_zone_capacity(struct f2fs_sb_info *sbi)
+{
+	uint64_t cap = sbi->opts.zone_capacity;
+
+	sbi->zone_cap_blocks = sec_bytes(sbi) / F2FS_BLKSIZE;
+	if (!cap)
+		return 0;
+	if (cap % F2FS_BLKSIZE || cap > sec_bytes(sbi))
+		return f2fs_error(sbi, EINVAL, "zone_capacity=%llu: must be whole %u-byte blocks, "
+				  "at most the zone (section) size of %llu "
+				  "bytes", (unsigned long long)cap, F2FS_BLKSIZE,
+				  (unsigned long long)sec_bytes(sbi));
+	sbi->zone_cap_blocks = cap / F2FS_BLKSIZE;
+	return 0;
+}
+
 int f2fs_init_zones(struct f2fs_sb_info *sbi)
 {
 	int ret;
 
 	if (!f2fs_has_feature(sbi, F2FS_FEATURE_BLKZONED))
-		return 0;
-	sbi->zone_cap_blocks = sec_bytes(sbi) / F2FS_BLKSIZE;
-	ret = find_zones(sbi);
+		return sbi->opts.zone_capacity ?
+		       f2fs_error(sbi, EINVAL, "zone_capacity=: the volume is not zoned "
+				  "(no blkzoned feature)") : 0;
+	ret = init_zone_capacity(sbi);
+	if (!ret)
+		ret = find_zones(sbi);
 	if (ret)
 		return ret;
 	sbi->zoned = true;
+	sbi->zone_cap_short = sbi->zone_cap_blocks < sec_bytes(sbi) / F2FS_BLKSIZE;
 	/* as the kernel: a zoned volume is written in LFS mode only */
 	sbi->opts.mode_lfs = true;
-	derive_write_pointers(sbi);
+	ret = derive_write_pointers(sbi);
+	if (ret)
+		return ret;
 	sbi->sm.nr_free = f2fs_usable_free_segments(sbi);
 	return 0;
+}
+
+/*
+ * The kernel's f2fs_usable_zone_blks_in_seg: in a sequential zone whose
+ * capacity ends before the section does, a segment past the capacity has
+ * no usable block and the one it ends in only those before it.
+ */
+unsigned int f2fs_usable_blks_in_seg(struct f2fs_sb_info *sbi, unsigned int segno)
+{
+	uint64_t off = (uint64_t)(segno % sbi->segs_per_sec) * sbi->blocks_per_seg;
+
+	if (!sbi->zone_cap_short ||
+	    !f2fs_dev_zone_seq(&sbi->dev, sbi->main_blkaddr + segno * sbi->blocks_per_seg))
+		return sbi->blocks_per_seg;
+	if (off >= sbi->zone_cap_blocks)
+		return 0;
+	return MIN(sbi->blocks_per_seg, sbi->zone_cap_blocks - off);
+}
+
+uint64_t f2fs_usable_blks_in_sec(struct f2fs_sb_info *sbi, unsigned int secno)
+{
+	uint64_t secblks = (uint64_t)sbi->segs_per_sec * sbi->blocks_per_seg;
+	block_t blk = sbi->main_blkaddr + secno * secblks;
+
+	return sbi->zone_cap_short && f2fs_dev_zone_seq(&sbi->dev, blk) ? sbi->zone_cap_blocks :
+	       secblks;
 }
 
 /*
@@ -314,4 +402,23 @@ int f2fs_zone_prepare_section(struct f2fs_sb_info *sbi, unsigned int secno)
 		return f2fs_error(sbi, -ret, "zone of section %u (block %u): reset failed: %s",
 				  secno, blk, strerror(-ret));
 	return 0;
+}
+
+/*
+ * The kernel's init_free_segmap never marks a segment with no usable block
+ * free, so its free_segments (what a checkpoint records) leaves them out;
+ * so does fsck.f2fs on the zoned device, where it knows the capacity.
+ * Debian's fsck.f2fs on image files cannot, and counts them: see
+ * docs/decisions.md.
+ */
+unsigned int f2fs_cp_free_segments(struct f2fs_sb_info *sbi)
+{
+	unsigned int n = f2fs_count_free_segments(sbi);
+
+	if (!sbi->zone_cap_short)
+		return n;
+	for (unsigned int s = 0; s < sbi->main_segs; s++)
+		if (!sbi->sm.sentries[s].valid_blocks && !f2fs_usable_blks_in_seg(sbi, s))
+			n--;
+	return n;
 }

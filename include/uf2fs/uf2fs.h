@@ -145,6 +145,12 @@ struct uf2fs_options {
 	 */
 	const char *devices[UF2FS_MAX_EXTRA_DEVICES];
 	unsigned int nr_devices;
+	/*
+	 * Zoned volumes on image files: the capacity of each sequential zone
+	 * in bytes, when smaller than the zone (nothing on disk records it;
+	 * zoned block devices report theirs). 0: the zone size.
+	 */
+	uint64_t zone_capacity;
 	/* RAM backend only: the image bytes (copied) */
 	const void *ram_image;
 	size_t ram_size;

@@ -30,6 +30,7 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$TOP"
 . tests/lib/common.sh
 . tests/compat/qemu.sh
+. tests/compat/zoned-lib.sh
 
 if ! why=$(qemu_missing); then skip "$why"; fi
 need_fuse
@@ -55,26 +56,11 @@ DEV="device=$Z"
 MNT=$TMP/mnt
 
 # the files Linux writes, the same on the host (reference) and in the guest
-cat >"$TMP/linux-files.sh" <<'EOF'
-R=$1; N=$2
-mkdir -p "$R/l$N/sub"
-gh gen "$R/l$N/big" 9000000 ${N}1 rand
-gh gen "$R/l$N/sub/small" 3000 ${N}2 text
-gh gen "$R/l$N/mid" 700000 ${N}3 rand
-gh gen "$R/l$N/gone" 2000000 ${N}4 rand
-EOF
-sh "$TMP/linux-files.sh" "$TMP/ref" 1
-sh "$TMP/linux-files.sh" "$TMP/ref" 2
-guest_head='set -e
-i=0; while [ ! -b /dev/nvme0n1 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
-mkdir -p /tmp/zt && cd /tmp/zt
-ln -s /dev/vda zoned-conv.img
-ln -s /dev/nvme0n1 zoned-zns.img
-cat /sys/block/nvme0n1/queue/zoned'
+zoned_linux_files 9000000
 
 step "boot 1: Linux makes the zoned volume and writes"
 cat >"$TMP/guest1.sh" <<EOF
-$guest_head
+$ZONED_GUEST_HEAD
 mkfs.f2fs -f -m -c zoned-zns.img zoned-conv.img >/tmp/mkfs.log 2>&1 || { cat /tmp/mkfs.log; exit 1; }
 grep -i 'zone' /tmp/mkfs.log
 mount -t f2fs zoned-conv.img /mnt
@@ -127,28 +113,7 @@ umount_uf2fs "$MNT" || fail "unmount"
 (cd "$SRC/tree" && find . -type f | sort | xargs sha256sum) >"$TMP/host.sums"
 
 step "boot 2: Linux reads uf2fs's tree, then writes"
-cat >"$TMP/guest2.sh" <<EOF
-$guest_head
-mount -t f2fs zoned-conv.img /mnt
-echo "=== SUMS"
-(cd /mnt/tree && find . -type f | sort | xargs sha256sum)
-echo "=== END"
-[ "\$(readlink /mnt/tree/link)" = d1/f1 ] || { echo "bad symlink"; exit 1; }
-[ -e /mnt/l1/mid ] && { echo "uf2fs's rm not seen"; exit 1; }
-$(sed 's/^R=\$1; N=\$2$/R=\/mnt; N=2/' "$TMP/linux-files.sh")
-rm /mnt/l2/gone
-umount /mnt
-dmesg | grep -i 'f2fs' | tail -12
-dmesg | grep -i 'f2fs.*\(error\|corrupt\)' && exit 1
-fsck.f2fs zoned-conv.img | grep -q 'other corrupted bugs.*Ok' || { echo "guest fsck"; exit 1; }
-echo linux-done
-EOF
-out=$(qemu_run "$C" "$TMP/guest2.sh" "" 300) || { printf '%s\n' "$out"; fail "guest 2"; }
-printf '%s\n' "$out" | grep -q linux-done || { printf '%s\n' "$out"; fail "guest 2 did not finish"; }
-printf '%s\n' "$out" | grep -i 'f2fs' | sed 's/^/  guest: /' >&2 || true
-printf '%s\n' "$out" | sed -n '/^=== SUMS/,/^=== END/p' | sed '1d;$d' >"$TMP/guest.sums"
-diff "$TMP/host.sums" "$TMP/guest.sums" || fail "Linux reads other bytes than uf2fs wrote"
-log "Linux read $(wc -l <"$TMP/guest.sums") files as uf2fs wrote them"
+zoned_boot2 "fsck.f2fs zoned-conv.img | grep -q 'other corrupted bugs.*Ok' || { echo 'guest fsck'; exit 1; }"
 
 step "uf2fs reads what Linux wrote after it"
 (cd "$TMP" && fsck_clean zoned-conv.img) || fail "fsck after Linux"
@@ -169,7 +134,7 @@ step "boot 3: uf2fs (CLI) on the zoned block device itself: zone ioctls"
 qemu_host_tool "$QEMU_IN" "$UF2FS" || fail "uf2fs for the guest"
 gh gen "$TMP/payload" 3000000 77 rand
 cat >"$TMP/guest3.sh" <<EOF
-$guest_head
+$ZONED_GUEST_HEAD
 gh gen /tmp/payload 3000000 77 rand
 # u CMD...: uf2fs, its notices about the pointers QEMU forgot kept out of the way
 u() { uf2fs "\$@" 2>/tmp/u.err || { cat /tmp/u.err; exit 1; }; }

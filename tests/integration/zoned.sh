@@ -20,6 +20,7 @@
 #              nothing written; IPU asked for on a zoned volume is refused
 set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
+. "$(dirname "$0")/../lib/zoned.sh"
 
 need_fuse
 need_uf2fs
@@ -77,16 +78,7 @@ for r in $(seq 0 59); do
 done
 sync
 cp -a "$MNT/w" "$TMP/w.ref"
-"$UF2FS" stats "$MNT" >"$TMP/stats" || fail "stats"
-zl=$(grep '  zoned:' "$TMP/stats") || { cat "$TMP/stats"; fail "stats: no zoned line"; }
-log "$zl"
-read -r zw refused resets < <(sed -E 's/.* ([0-9]+) writes .* ([0-9]+) refused.* ([0-9]+) zones reset/\1 \2 \3/' <<<"$zl")
-gc=$(awk '$1 == "gc" { print $2 }' "$TMP/stats")
-[ "$refused" -eq 0 ] || fail "$refused writes were not at their zone's write pointer"
-[ "$zw" -gt 10000 ] || fail "only $zw writes went into sequential zones"
-[ "$resets" -gt 0 ] || fail "no zone was reset"
-[ "${gc:-0}" -gt 0 ] || { cat "$TMP/stats"; fail "no section was collected"; }
-grep -q 'clean (LFS).* 0 used (SSR' "$TMP/stats" || fail "SSR used on a zoned volume"
+zoned_check_stats "$MNT" 10000
 umount_uf2fs "$MNT" || fail "unmount"
 zfsck || fail "fsck after the writes"
 "$UF2FS" info -o "$DEV" "$C" >"$TMP/info2" || fail "info after"
@@ -96,20 +88,7 @@ cmp "$MNT/d/mid" "$TMP/ref/d/mid" || fail "Linux's d/mid changed"
 umount_uf2fs "$MNT" || fail "unmount ro"
 
 step "crash after fsync: roll-forward, logs moved to fresh zones"
-mount_uf2fs "$C" "$MNT" "rw,$DEV,checkpoint_interval=3600" || fail "mount for the crash"
-"$GH" fsyncgen "$MNT/after" 3000000 9 rand || fail "fsync'd write"
-pid=${_MOUNT_PID[$MNT]}
-kill -9 "$pid"
-wait "$pid" 2>/dev/null || true
-unset "_MOUNT_PID[$MNT]"
-fusermount3 -uz "$MNT" 2>/dev/null || true
-"$GH" gen "$TMP/after.ref" 3000000 9 rand
-"$UF2FS" info -o "$DEV" "$C" | grep -q 'needs recovery: yes' || fail "no roll-forward data"
-mount_uf2fs "$C" "$MNT" "rw,$DEV" || fail "mount after the crash"
-cmp "$MNT/after" "$TMP/after.ref" || fail "fsync'd file lost or changed"
-echo more >"$MNT/more"
-"$UF2FS" stats "$MNT" | grep -q ' 0 refused' || fail "a write after recovery was refused"
-umount_uf2fs "$MNT" || fail "unmount after the crash"
+zoned_crash_round "$C" "$MNT" "$DEV" "$GH"
 zfsck || fail "fsck after recovery"
 
 step "bad input"
