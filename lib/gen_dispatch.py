@@ -24,6 +24,23 @@ import sys
 SPECIAL = {"uf2fs_mount", "uf2fs_last_error"}
 
 
+def is_mount(args):
+    """A constructor of handles (its answer goes through struct uf2fs **)."""
+    return any(re.match(r"struct uf2fs\s*\*\s*\*", a) for a in args)
+
+
+def mount_body(name, ret, params, names):
+    """The 4 KiB core answers a 16 KiB super block with a redirect code."""
+    return [f"{ret} {name}({params})", "{",
+            f"\tint ret = b4k_{name}({names});", "",
+            "\tlast_mount_blkbits = UF2FS_VARIANT_4K;",
+            "\tif (uf2fs_variant_redirected(ret) == UF2FS_VARIANT_16K) {",
+            "\t\tlast_mount_blkbits = UF2FS_VARIANT_16K;",
+            f"\t\tret = b16k_{name}({names});", "\t}",
+            "\t/* a core sends only to the other one; never let the code out */",
+            "\treturn uf2fs_variant_redirected(ret) ? -22 /* EINVAL */ : ret;", "}", ""]
+
+
 def prototypes(header):
     text = re.sub(r"/\*.*?\*/", " ", open(header).read(), flags=re.S | re.M)
     text = re.sub(r"//[^\n]*", " ", text)
@@ -84,6 +101,9 @@ def main():
         if name in SPECIAL:
             lines.append("")
             continue
+        if is_mount(argl):
+            lines += mount_body(name, ret, params, names)
+            continue
         rv = "" if ret == "void" else "return "
         handle = argl and re.match(r"(const\s+)?struct uf2fs\s*\*", argl[0])
         lines += [f"{ret} {name}({params})", "{"]
@@ -100,15 +120,9 @@ def main():
     missing = SPECIAL - set(renames)
     if missing:
         sys.exit(f"gen_dispatch: {sorted(missing)} not found in {header} or the core")
+    lines += mount_body("uf2fs_mount", "int",
+                        "const struct uf2fs_options *opts, struct uf2fs **out", "opts, out")
     lines += [
-        "int uf2fs_mount(const struct uf2fs_options *opts, struct uf2fs **out)", "{",
-        "\tint ret = b4k_uf2fs_mount(opts, out);", "",
-        "\tlast_mount_blkbits = UF2FS_VARIANT_4K;",
-        "\tif (uf2fs_variant_redirected(ret) == UF2FS_VARIANT_16K) {",
-        "\t\tlast_mount_blkbits = UF2FS_VARIANT_16K;",
-        "\t\tret = b16k_uf2fs_mount(opts, out);", "\t}",
-        "\t/* a core sends only to the other one; never let the code out */",
-        "\treturn uf2fs_variant_redirected(ret) ? -22 /* EINVAL */ : ret;", "}", "",
         "const char *uf2fs_last_error(const struct uf2fs *fs)", "{",
         "\tif (is16k(fs) || (!fs && last_mount_blkbits == UF2FS_VARIANT_16K))",
         "\t\treturn b16k_uf2fs_last_error(fs);",
