@@ -53,7 +53,7 @@ static void inval_users(struct fuse_uf2fs *u, const uint32_t *inos, size_t n)
 		fuse_ino_t fino = fuse_ino_from_f2fs(u, inos[i]);
 
 		if (fino)
-			fuse_lowlevel_notify_inval_inode(u->se, fino, 0, 0);
+			fuse_uf2fs_inval_inode(u->se, fino, 0, 0);
 	}
 }
 
@@ -83,7 +83,7 @@ static int remove_key(struct fuse_uf2fs *u, const uint8_t *spec, size_t spec_len
 
 		for (size_t j = 0; j < lists[i].n; j++) {
 			if (!ret && fdir)
-				fuse_lowlevel_notify_inval_entry(u->se, fdir, lists[i].names[j],
+				fuse_uf2fs_inval_entry(u->se, fdir, lists[i].names[j],
 								 strlen(lists[i].names[j]));
 			free(lists[i].names[j]);
 		}

@@ -74,7 +74,7 @@ static void fuse_ioctl_drop_dentry(struct fuse_uf2fs *u, fuse_ino_t ino)
 		return;
 	fparent = fuse_ino_from_f2fs(u, parent);
 	if (fparent)
-		fuse_lowlevel_notify_inval_entry(u->se, fparent, name, len);
+		fuse_uf2fs_inval_entry(u->se, fparent, name, len);
 }
 
 /* The kernel does not know the flags changed ctime: it is told. */
@@ -267,7 +267,7 @@ static int fuse_atomic_drain(struct fuse_uf2fs *u, fuse_ino_t ino)
 		return 0;
 	if (!u->se || u->single_thread)
 		return -EOPNOTSUPP;
-	ret = fuse_lowlevel_notify_inval_inode(u->se, ino, 0, 0);
+	ret = fuse_uf2fs_inval_inode(u->se, ino, 0, 0);
 	return ret == -ENOENT ? 0 : ret;
 }
 
@@ -282,7 +282,7 @@ static void fuse_ioctl_atomic(fuse_req_t req, fuse_ino_t ino, uint32_t f2fs_ino,
 		ret = uf2fs_atomic_write(u->fs, f2fs_ino, op);
 	/* the kernel's page cache still holds the aborted bytes: drop them */
 	if (!ret && op == UF2FS_ATOMIC_ABORT && u->se)
-		fuse_lowlevel_notify_inval_inode(u->se, ino, 0, 0);
+		fuse_uf2fs_inval_inode(u->se, ino, 0, 0);
 	fuse_ioctl_reply_status(req, ret);
 }
 

@@ -64,7 +64,7 @@ static void kp_note_init(struct fuse_uf2fs *u, const struct fuse_in_header *h, c
 
 static ssize_t kp_read(int fd, void *buf, size_t buf_len, void *userdata)
 {
-	ssize_t n = read(fd, buf, buf_len);
+	ssize_t n = fuse_rx_read(fd, buf, buf_len);
 	const struct fuse_in_header *h = buf;
 	size_t len;
 

@@ -76,6 +76,13 @@ void fuse_ioctl_mount_info(fuse_req_t req, size_t out_bufsz);
 int fuse_killpriv_install(struct fuse_session *se, struct fuse_uf2fs *u);
 /* The request this thread serves carries FUSE_WRITE/OPEN_KILL_SUIDGID. */
 bool fuse_killpriv_request_flag(void);
+/* fuse_rx.c: one worker reads /dev/fuse at a time, polling before it sleeps */
+ssize_t fuse_rx_read(int fd, void *buf, size_t len);
+void fuse_rx_may_block(void);
+void fuse_rx_setup(unsigned int spin_us, bool single_thread);
+int fuse_uf2fs_inval_inode(struct fuse_session *se, fuse_ino_t ino, off_t off, off_t len);
+int fuse_uf2fs_inval_entry(struct fuse_session *se, fuse_ino_t parent, const char *name,
+			   size_t len);
 /* Drop setuid and setgid of ino as the VFS would for this caller; tells the kernel. */
 int fuse_kill_suidgid(fuse_req_t req, struct fuse_uf2fs *u, fuse_ino_t ino);
 

@@ -269,7 +269,7 @@ void fuse_op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, o
 	 * success: drop them, so the next stat asks us.
 	 */
 	if (ret < 0 && u->se)
-		fuse_lowlevel_notify_inval_inode(u->se, ino, -1, 0);
+		fuse_uf2fs_inval_inode(u->se, ino, -1, 0);
 	fuse_op_status(req, ret);
 }
 

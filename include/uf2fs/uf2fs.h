@@ -418,6 +418,14 @@ bool uf2fs_is_read_only(const struct uf2fs *fs);
  */
 unsigned int uf2fs_readahead_bytes(const struct uf2fs *fs);
 
+/*
+ * Called (from any thread) just before the library waits for a device:
+ * a front end that keeps its idle threads parked wakes one here, so that
+ * a slow read or flush does not hold other requests up (fuse/fuse_rx.c).
+ * Process-wide; NULL removes it.
+ */
+void uf2fs_set_io_wait_hook(void (*hook)(void));
+
 enum uf2fs_image_kind {
 	UF2FS_IMAGE_FILE = 0,	/* a raw file or block device, opened directly */
 	UF2FS_IMAGE_NBD,	/* an NBD URI */

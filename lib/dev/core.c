@@ -108,6 +108,21 @@ void f2fs_dev_close(struct f2fs_dev *dev)
 	f2fs_dev_zones_free(dev);
 }
 
+static void (*dev_io_wait_hook)(void);
+
+void uf2fs_set_io_wait_hook(void (*hook)(void))
+{
+	__atomic_store_n(&dev_io_wait_hook, hook, __ATOMIC_RELEASE);
+}
+
+static void dev_will_wait(void)
+{
+	void (*hook)(void) = __atomic_load_n(&dev_io_wait_hook, __ATOMIC_ACQUIRE);
+
+	if (hook)
+		hook();
+}
+
 int f2fs_dev_readv_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk)
 {
 	size_t bytes = dev_iov_bytes(iov, cnt);
@@ -119,6 +134,7 @@ int f2fs_dev_readv_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt
 
 	if (ret)
 		return ret;
+	dev_will_wait();
 	return dev->ops->readv(dev, iov, cnt, dev->base + off);
 }
 
@@ -145,6 +161,7 @@ static int dev_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, bl
 		ret = dev_zones_write(dev, off, bytes);
 	if (ret)
 		return ret;
+	dev_will_wait();
 	ret = dev->ops->writev(dev, iov, cnt, dev->base + off);
 	if (!ret && dev->zones)
 		ret = dev_zones_written(dev, off, bytes);
@@ -172,6 +189,7 @@ int f2fs_dev_flush(struct f2fs_dev *dev)
 	if (dev->read_only)
 		return 0;
 	atomic_fetch_add(&dev->st.flushes, 1);
+	dev_will_wait();
 	ret = dev->ops->flush(dev);
 	if (ret)
 		return ret;

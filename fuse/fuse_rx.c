@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * How worker threads take requests off /dev/fuse: one reader at a time,
+ * which polls briefly before it sleeps.
+ *
+ * Under libfuse's own loop every idle worker sleeps in read(2) on the FUSE
+ * device, so each request of a client that asks one thing at a time (ls -l,
+ * stat, git status: one GETXATTR or LOOKUP, then the next) costs the client's
+ * CPU a wakeup of a sleeping worker, and the worker a context switch, on top
+ * of the round trip itself. perf on a cold `ls -lR` put 60 % of the daemon's
+ * samples in those switches and wakeups. Here a single worker owns the device
+ * at a time: it polls for up to spin_us before it blocks in read(2), so a
+ * request that follows its predecessor's reply within that time is taken
+ * without any thread being woken. The other idle workers wait in user space
+ * where the kernel does not see them (a condition variable), and are promoted
+ * only when concurrency is needed:
+ * - at once, when the reader takes a request and another is already queued
+ *   (the kernel's readahead and writeback send several at a time);
+ * - when any thread is about to wait for the device (uf2fs_set_io_wait_hook),
+ *   so that a slow read or flush never holds other requests up;
+ * - before a notification to the kernel, which may wait for a request that
+ *   only another worker can answer.
+ * A request never waits for a later request in uf2fs (no lock ops, no
+ * interrupt handling), so a reader that processes without promoting anyone
+ * delays others at most by its own processing.
+ *
+ * libfuse cancels its workers at unmount, in any of the waits here; cleanup
+ * handlers leave the state consistent for the single-threaded flush loop that
+ * follows (fuse_daemon_flush). spin_us=0 restores libfuse's behaviour.
+ */
+#include <linux/fuse.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fuse_priv.h"
+
+/*
+ * Data requests (READ, WRITE) come several at a time and take long; for
+ * them the discipline costs more than it saves (one parked worker promoted
+ * per request, or requests waiting: fio sequential reads lost 10 %). The
+ * first one switches to libfuse's way, every worker in read(2), until none
+ * has come for this long.
+ */
+#define RX_DATA_HOLD_NS	100000000L
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool reading;		/* a worker owns the device (polling or in read(2)) */
+	unsigned int parked;	/* workers waiting to own it */
+	unsigned int serving;	/* workers busy with a request they read */
+	long spin_ns;		/* 0: off, every worker reads as libfuse's would */
+	long data_until;	/* CLOCK_MONOTONIC ns: libfuse's way until then */
+} rx = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0, 0, 0, 0 };
+
+/* This worker's last read gave it a request, which it has now answered. */
+static _Thread_local bool rx_served;
+
+static long rx_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+static bool rx_pending(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
+}
+
+static bool rx_data_mode(long now)
+{
+	return now < __atomic_load_n(&rx.data_until, __ATOMIC_RELAXED);
+}
+
+static bool rx_data_request(const void *buf, ssize_t n)
+{
+	const struct fuse_in_header *h = buf;
+
+	return (size_t)n >= sizeof(*h) && (h->opcode == FUSE_READ || h->opcode == FUSE_WRITE);
+}
+
+/* With rx.lock held: let a parked worker take the device nobody owns. */
+static void rx_promote_locked(void)
+{
+	if (!rx.reading && rx.parked)
+		pthread_cond_signal(&rx.wake);
+}
+
+static void rx_unpark(void *arg)
+{
+	(void)arg;
+	rx.parked--;
+	pthread_mutex_unlock(&rx.lock);
+}
+
+static void rx_release(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&rx.lock);
+	rx.reading = false;
+	rx_promote_locked();
+	pthread_mutex_unlock(&rx.lock);
+}
+
+enum rx_role {
+	RX_SPIN,	/* owner, back from a reply: poll, then read */
+	RX_STANDBY,	/* owner, promoted or beside a busy worker: read at once */
+	RX_SHARED,	/* data mode: read beside the others, as libfuse does */
+};
+
+/*
+ * Become the device's reader: park while another worker is. A worker that
+ * had to park was promoted to stand by for concurrent requests, not to
+ * answer a client waiting on its last reply, and polling beside a busy
+ * worker would take that worker's CPU (2-CPU machines): neither polls.
+ */
+static enum rx_role rx_own(void)
+{
+	volatile bool parked = false;	/* survives the cleanup frame */
+	enum rx_role role;
+
+	pthread_mutex_lock(&rx.lock);
+	if (rx_served) {
+		rx_served = false;
+		rx.serving--;
+	}
+	rx.parked++;
+	pthread_cleanup_push(rx_unpark, NULL);
+	while (rx.reading && !rx_data_mode(rx_now_ns())) {
+		parked = true;
+		pthread_cond_wait(&rx.wake, &rx.lock);
+	}
+	pthread_cleanup_pop(0);
+	rx.parked--;
+	if (rx_data_mode(rx_now_ns())) {
+		role = RX_SHARED;
+	} else {
+		rx.reading = true;
+		role = parked || rx.serving ? RX_STANDBY : RX_SPIN;
+	}
+	pthread_mutex_unlock(&rx.lock);
+	return role;
+}
+
+static void rx_spin(int fd)
+{
+	for (long end = rx_now_ns() + rx.spin_ns; !rx_pending(fd) && rx_now_ns() < end;)
+		;
+}
+
+ssize_t fuse_rx_read(int fd, void *buf, size_t len)
+{
+	enum rx_role role;
+	bool data, more = false;
+	ssize_t n;
+
+	if (!rx.spin_ns)
+		return read(fd, buf, len);
+	role = rx_own();
+	if (role == RX_SHARED) {
+		n = read(fd, buf, len);
+	} else {
+		pthread_cleanup_push(rx_release, NULL);
+		if (role == RX_SPIN)
+			rx_spin(fd);
+		n = read(fd, buf, len);
+		pthread_cleanup_pop(0);
+		/* another request queued behind this one: a second worker now */
+		more = n > 0 && rx_pending(fd);
+	}
+	data = n > 0 && rx_data_request(buf, n);
+	if (data)
+		__atomic_store_n(&rx.data_until, rx_now_ns() + RX_DATA_HOLD_NS, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&rx.lock);
+	if (role != RX_SHARED)
+		rx.reading = false;
+	if (n > 0) {
+		rx_served = true;
+		rx.serving++;
+	}
+	if (data)
+		pthread_cond_broadcast(&rx.wake);	/* everyone to read(2) */
+	else if (more)
+		rx_promote_locked();
+	pthread_mutex_unlock(&rx.lock);
+	return n;
+}
+
+/* Someone is about to wait (device I/O, a notification): keep the device read. */
+void fuse_rx_may_block(void)
+{
+	if (!__atomic_load_n(&rx.parked, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&rx.reading, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&rx.lock);
+	rx_promote_locked();
+	pthread_mutex_unlock(&rx.lock);
+}
+
+void fuse_rx_setup(unsigned int spin_us, bool single_thread)
+{
+	/* one worker has no one to hand over to: it polls, then reads */
+	rx.spin_ns = (long)spin_us * 1000;
+	if (spin_us && !single_thread)
+		uf2fs_set_io_wait_hook(fuse_rx_may_block);
+}
+
+/* The kernel may hold a lock for a queued request while it delivers these. */
+int fuse_uf2fs_inval_inode(struct fuse_session *se, fuse_ino_t ino, off_t off, off_t len)
+{
+	fuse_rx_may_block();
+	return fuse_lowlevel_notify_inval_inode(se, ino, off, len);
+}
+
+int fuse_uf2fs_inval_entry(struct fuse_session *se, fuse_ino_t parent, const char *name,
+			   size_t len)
+{
+	fuse_rx_may_block();
+	return fuse_lowlevel_notify_inval_entry(se, parent, name, len);
+}
