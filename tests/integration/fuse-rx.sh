@@ -1,0 +1,137 @@
+#!/bin/bash
+# The receive discipline (fuse/fuse_rx.c): one worker reads /dev/fuse at a
+# time and polls before it sleeps, the others park out of the kernel's
+# sight. What must hold whatever the timing:
+# - bad spin_us values are refused by name;
+# - with polling on (default), off (spin_us=0) and single-threaded (-s), a
+#   mixed load (tree walks, stats, a large read, writers with fsync, atomic
+#   writes whose drain sends a notification that other workers must answer)
+#   finishes within a bound: a parked worker never left waiting while a
+#   request is stuck would show here as a timeout;
+# - SIGTERM while the load still runs: libfuse cancels workers wherever they
+#   wait, and the single-threaded flush after it must not hang;
+# - the daemon's voluntary context switches per request drop with polling
+#   on a one-at-a-time client (getxattr(2) in a loop): the discipline is
+#   what runs, not libfuse's loop;
+# - the image is fsck clean and holds what was written.
+set -u
+. "$(dirname "$0")/../lib/common.sh"
+need_root
+need_fuse
+need_cmd setfattr getfattr
+tmpdir_init fuse-rx
+IMG=$TMP/rx.img MNT=$TMP/mnt
+
+truncate -s 512M "$IMG"
+mkfs.f2fs -q -f "$IMG" >/dev/null || fail "mkfs.f2fs"
+
+step "bad spin_us values are refused"
+for v in abc -1 20000 ''; do
+	out=$("$UF2FS" mount -o "spin_us=$v" "$IMG" "$MNT" 2>&1) && fail "spin_us=$v accepted"
+	grep -q 'spin_us' <<<"$out" || fail "spin_us=$v: message does not name it: $out"
+done
+
+# load MNT SECONDS: tree walks, stats, a reader, writers with fsync, atomic
+# writes; returns when all are done
+load() {
+	local m=$1 t=$2 end pids=() i
+	end=$((SECONDS + t))
+	for i in 1 2; do
+		(while [ $SECONDS -lt $end ]; do ls -lR "$m/tree" >/dev/null; done) & pids+=($!)
+	done
+	(while [ $SECONDS -lt $end ]; do find "$m/tree" -type f -exec stat -c %s {} + >/dev/null
+	 done) & pids+=($!)
+	(while [ $SECONDS -lt $end ]; do cat "$m/big" >/dev/null; done) & pids+=($!)
+	for i in 1 2; do
+		(n=0; while [ $SECONDS -lt $end ]; do
+			dd if=/dev/urandom of="$m/w$i" bs=64k count=16 conv=fsync status=none
+			n=$((n + 1)); done) & pids+=($!)
+	done
+	if command -v f2fs_io >/dev/null; then
+		(while [ $SECONDS -lt $end ]; do
+			f2fs_io write 1 0 8 zero atomic_commit "$m/atomic" >/dev/null 2>&1
+		 done) & pids+=($!)
+	fi
+	wait "${pids[@]}"
+	return 0	# what the clients got is not the point: that they finished
+}
+
+mkdir -p "$TMP/src"
+for d in 1 2 3 4 5 6 7 8; do
+	mkdir -p "$TMP/src/tree/d$d"
+	for f in $(seq 1 60); do echo "$d $f" >"$TMP/src/tree/d$d/f$f"; done
+done
+head -c 32M /dev/urandom >"$TMP/src/big"
+
+for mode in "" "spin_us=0" "-s"; do
+	step "mixed load, ${mode:-default}"
+	opts=rw
+	flags=()
+	case $mode in
+	-s) flags=(-s) ;;
+	?*) opts=rw,$mode ;;
+	esac
+	mkdir -p "$MNT"
+	"$UF2FS" mount "${flags[@]}" -o "$opts" "$IMG" "$MNT" || fail "mount ${mode:-default}"
+	if [ ! -d "$MNT/tree" ]; then
+		cp -a "$TMP/src/tree" "$TMP/src/big" "$MNT/" || fail "cp"
+		touch "$MNT/atomic"
+	fi
+	timeout 120 bash -c "$(declare -f load); load '$MNT' 8" ||
+		fail "${mode:-default}: the load did not finish in 120 s (a stuck request?), rc $?"
+	cmp "$TMP/src/big" "$MNT/big" || fail "${mode:-default}: big differs"
+	timeout 60 "$UF2FS" umount "$MNT" || fail "${mode:-default}: umount"
+	fsck_clean "$IMG" || fail "${mode:-default}: fsck"
+done
+
+step "SIGTERM while the load runs"
+# libfuse cancels its workers wherever they wait (parked, polling, in read),
+# then the daemon flushes single-threaded and writes its last checkpoint
+"$UF2FS" mount -o rw "$IMG" "$MNT" || fail "mount"
+pid=$(pgrep -n -f "uf2fs mount.*$MNT") || fail "no daemon"
+setsid bash -c "$(declare -f load); load '$MNT' 30" >/dev/null 2>&1 &
+lp=$!
+sleep 2
+kill -TERM "$pid"
+for ((i = 0; i < 120; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+kill -0 "$pid" 2>/dev/null && fail "the daemon did not exit within 60 s of SIGTERM under load"
+kill -KILL -- -"$lp" 2>/dev/null
+wait "$lp" 2>/dev/null
+fusermount3 -uz "$MNT" 2>/dev/null
+sleep 1
+fsck_clean "$IMG" || fail "fsck after SIGTERM under load"
+
+# ctxsw MOUNT_OPTS: the daemon's voluntary context switches per getxattr(2)
+# of a one-at-a-time client (1000 calls on a cached inode)
+ctxsw() {
+	local pid before after t
+	"$UF2FS" mount -o "rw$1" "$IMG" "$MNT" || fail "mount rw$1"
+	pid=$(pgrep -n -f "uf2fs mount.*$MNT") || fail "no daemon"
+	getfattr -n user.none "$MNT/big" >/dev/null 2>&1
+	before=0
+	for t in /proc/$pid/task/*/status; do
+		before=$((before + $(awk '/^voluntary_ctxt_switches/ {print $2}' "$t")))
+	done
+	for _ in $(seq 1 10); do
+		python3 -c "
+import os
+for i in range(100):
+    try: os.getxattr('$MNT/big', 'user.none')
+    except OSError: pass"
+	done
+	after=0
+	for t in /proc/$pid/task/*/status; do
+		after=$((after + $(awk '/^voluntary_ctxt_switches/ {print $2}' "$t")))
+	done
+	"$UF2FS" umount "$MNT" || fail "umount"
+	echo $((after - before))
+}
+
+step "polling removes the daemon's sleep per request"
+on=$(ctxsw "")
+off=$(ctxsw ",spin_us=0")
+log "voluntary context switches for 1000 getxattr: polling $on, libfuse's loop $off"
+[ "$off" -ge 800 ] || fail "libfuse's loop: $off switches for 1000 requests, expected about one each"
+[ "$on" -lt $((off * 7 / 10)) ] || fail "polling: $on switches against $off without it"
+
+pass
