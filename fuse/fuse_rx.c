@@ -20,6 +20,8 @@
  *   so that a slow read or flush never holds other requests up;
  * - before a notification to the kernel, which may wait for a request that
  *   only another worker can answer.
+ * READ and WRITE requests turn this off for 100 ms (RX_DATA_HOLD_NS): every
+ * worker then sleeps in read(2) as under libfuse's loop.
  * A request never waits for a later request in uf2fs (no lock ops, no
  * interrupt handling), so a reader that processes without promoting anyone
  * delays others at most by its own processing.
