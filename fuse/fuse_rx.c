@@ -88,6 +88,21 @@ static bool rx_data_request(const void *buf, ssize_t n)
 	return (size_t)n >= sizeof(*h) && (h->opcode == FUSE_READ || h->opcode == FUSE_WRITE);
 }
 
+/*
+ * rx.reading and rx.parked change under rx.lock but fuse_rx_may_block()
+ * peeks at them without it, from any thread: stores are atomic so the
+ * peek is a read of a whole value, not a data race.
+ */
+static void rx_set_reading(bool on)
+{
+	__atomic_store_n(&rx.reading, on, __ATOMIC_RELAXED);
+}
+
+static void rx_add_parked(int n)
+{
+	__atomic_store_n(&rx.parked, rx.parked + n, __ATOMIC_RELAXED);
+}
+
 /* With rx.lock held: let a parked worker take the device nobody owns. */
 static void rx_promote_locked(void)
 {
@@ -98,7 +113,7 @@ static void rx_promote_locked(void)
 static void rx_unpark(void *arg)
 {
 	(void)arg;
-	rx.parked--;
+	rx_add_parked(-1);
 	pthread_mutex_unlock(&rx.lock);
 }
 
@@ -106,7 +121,7 @@ static void rx_release(void *arg)
 {
 	(void)arg;
 	pthread_mutex_lock(&rx.lock);
-	rx.reading = false;
+	rx_set_reading(false);
 	rx_promote_locked();
 	pthread_mutex_unlock(&rx.lock);
 }
@@ -133,18 +148,18 @@ static enum rx_role rx_own(void)
 		rx_served = false;
 		rx.serving--;
 	}
-	rx.parked++;
+	rx_add_parked(1);
 	pthread_cleanup_push(rx_unpark, NULL);
 	while (rx.reading && !rx_data_mode(rx_now_ns())) {
 		parked = true;
 		pthread_cond_wait(&rx.wake, &rx.lock);
 	}
 	pthread_cleanup_pop(0);
-	rx.parked--;
+	rx_add_parked(-1);
 	if (rx_data_mode(rx_now_ns())) {
 		role = RX_SHARED;
 	} else {
-		rx.reading = true;
+		rx_set_reading(true);
 		role = parked || rx.serving ? RX_STANDBY : RX_SPIN;
 	}
 	pthread_mutex_unlock(&rx.lock);
@@ -182,7 +197,7 @@ ssize_t fuse_rx_read(int fd, void *buf, size_t len)
 		__atomic_store_n(&rx.data_until, rx_now_ns() + RX_DATA_HOLD_NS, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&rx.lock);
 	if (role != RX_SHARED)
-		rx.reading = false;
+		rx_set_reading(false);
 	if (n > 0) {
 		rx_served = true;
 		rx.serving++;
