@@ -108,6 +108,30 @@ if [ ! -x "$PT" ]; then
 	cc -O2 -w -o "$PT" "$BUILD/bench/src/passthrough_ll.c" $(pkg-config --cflags --libs fuse3) -pthread
 fi
 
+# libfuse's path-based passthrough (ceiling-hl, bench/tree.py): the same
+# example directory. Its init sets every timeout to 0 (it lets the lower
+# filesystem change under it); the copy built here gets passthrough_ll's
+# cache=always timeout (86400 s) instead, so it is a ceiling for cached
+# metadata like the other. A failed build only drops that column.
+PTHL=$BUILD/bench/passthrough
+if [ ! -x "$PTHL" ]; then
+	ex=/usr/share/doc/libfuse3-dev/examples
+	if [ -f "$ex/passthrough.c" ]; then cp "$ex/passthrough.c" "$BUILD/bench/src/passthrough.c"
+	elif [ -f "$ex/passthrough.c.gz" ]; then zcat "$ex/passthrough.c.gz" >"$BUILD/bench/src/passthrough.c"
+	fi
+	sed -i -E 's/(cfg->(entry|attr|negative)_timeout) = 0;/\1 = 86400;/' "$BUILD/bench/src/passthrough.c"
+	if [ "$(grep -cE 'cfg->(entry|attr|negative)_timeout = 86400;' "$BUILD/bench/src/passthrough.c")" = 3 ]; then
+		note "building passthrough (path-based)"
+		# shellcheck disable=SC2046
+		# libfuse's config.h would set these; no HAVE_SETXATTR, as passthrough_ll
+		# runs without -o xattr
+		cc -O2 -w -DHAVE_UTIMENSAT -DHAVE_POSIX_FALLOCATE -DHAVE_COPY_FILE_RANGE \
+			-o "$PTHL" "$BUILD/bench/src/passthrough.c" \
+			$(pkg-config --cflags --libs fuse3) -pthread || rm -f "$PTHL"
+	fi
+	[ -x "$PTHL" ] || { note "passthrough.c did not build with cache timeouts; no ceiling-hl column"; PTHL=; }
+fi
+
 # bench/precache.c: uf2fs_precache_extents timed through the library (no FUSE),
 # for seed 002 beside the ioctl on the mount. Rebuilt when the library changes;
 # a failed build only drops that row.
@@ -139,7 +163,7 @@ for py in python3 /usr/bin/python3; do
 	if "$py" -c 'import matplotlib' 2>/dev/null; then PY=$py; break; fi
 done
 rc=0
-"$PY" "$TOP/bench/bench.py" --passthrough "$PT" --uf2fs "$BUILD/uf2fs" --precache "$PC" \
+"$PY" "$TOP/bench/bench.py" --passthrough "$PT" --passthrough-hl "$PTHL" --uf2fs "$BUILD/uf2fs" --precache "$PC" \
 	--out "$OUT" "$@" || rc=$?
 if [ -n "$crypto_md" ] && [ -s "$crypto_md" ] && [ -s "$OUT/results.md" ]; then
 	{ echo; cat "$crypto_md"; } >>"$OUT/results.md"
