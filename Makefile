@@ -159,13 +159,15 @@ check: all tests
 	@BUILD=$(BUILD) SAN="$(SAN)" tests/run.sh $(TESTS)
 
 # The sanitizer runs that CI does: ASan+UBSan over the library-level tests
-# (unit, fuzz replay, the power-cut runner), TSan over the threaded stress.
+# (unit, fuzz replay, the power-cut runner), TSan over the threaded stress
+# and over a FUSE daemon under mixed load (fuse-rx: the receive discipline).
 check-san:
 	$(MAKE) SAN=address,undefined check TESTS="unit fuzz"
 
 check-tsan:
-	$(MAKE) SAN=thread tests
-	@TEST_FILTER=threads BUILD=build-san-thread TSAN_OPTIONS=halt_on_error=1 tests/run.sh unit
+	$(MAKE) SAN=thread all tests
+	@TEST_FILTER='threads|integration/fuse-rx' BUILD=build-san-thread \
+		TSAN_OPTIONS=halt_on_error=1 tests/run.sh unit integration
 
 # Long runs: the random exerciser with many operations, and every power-cut point.
 stress: all tests

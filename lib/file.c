@@ -583,7 +583,9 @@ int uf2fs_statfs(struct uf2fs *fs, struct statvfs *st)
 		pthread_mutex_lock(&sbi->sm.lock);
 		valid = sbi->sm.valid_blocks;
 		pthread_mutex_unlock(&sbi->sm.lock);
+		pthread_mutex_lock(&sbi->nm.lock);	/* node writeback counts under it */
 		valid_nodes = sbi->nm.valid_nodes;
+		pthread_mutex_unlock(&sbi->nm.lock);
 		/* dirty data not yet written is space already promised */
 		valid += folio_dirty_bytes(sbi) / F2FS_BLKSIZE;
 		st->f_bfree = user > valid ? user - valid : 0;

@@ -97,12 +97,20 @@ _cleanup() {
 		fi
 	done
 	if [ -n "$TMP" ] && [ -d "$TMP" ]; then
+		# a ThreadSanitizer report from any uf2fs process (a daemon's too) fails the test
+		if [ "$rc" = 0 ] && compgen -G "$TMP/tsan.*" >/dev/null; then
+			echo "FAIL: ThreadSanitizer reported (the first report):" >&2
+			head -40 "$(ls "$TMP"/tsan.* | head -1)" >&2
+			rc=1 _SAN_FAIL=1
+		fi
 		if { [ "$rc" = 0 ] || [ "$rc" = 77 ]; } && [ "${KEEP_TMP:-0}" != 1 ]; then
 			rm -rf "$TMP"
 		else
 			echo "(temp dir kept: $TMP)" >&2
 		fi
 	fi
+	# a trap's return value is not the script's status: a report must exit
+	[ "$rc" = 1 ] && [ -n "${_SAN_FAIL:-}" ] && exit 1
 	return $rc
 }
 
@@ -111,6 +119,9 @@ _cleanup() {
 tmpdir_init() {
 	local base=${UF2FS_TMPDIR:-${TMPDIR:-/tmp}}
 	TMP=$(mktemp -d "$base/uf2fs-${1:-test}.XXXXXX")
+	# under make check-tsan: reports go to files the cleanup looks for, since
+	# a daemon's stderr is gone once it has forked away
+	[ -n "${TSAN_OPTIONS:-}" ] && export TSAN_OPTIONS="$TSAN_OPTIONS:log_path=$TMP/tsan"
 	trap _cleanup EXIT
 	trap 'exit 130' INT TERM
 }
