@@ -34,9 +34,11 @@ static bool fuse_is_dot_or_dotdot(const char *name, size_t len)
  * entries whose inode cannot be read.
  */
 static void fuse_dirent_plus_entry(struct fuse_dirbuf *d, const char *name, size_t len,
-				   uint32_t ino, unsigned int dtype, struct fuse_entry_param *e)
+				   uint32_t ino, unsigned int dtype,
+				   const struct uf2fs_attr *attr, struct fuse_entry_param *e)
 {
-	if (fuse_is_dot_or_dotdot(name, len) || fuse_uf2fs_entry(d->u, ino, e) < 0) {
+	if (fuse_is_dot_or_dotdot(name, len) || !attr ||
+	    fuse_uf2fs_entry_attr(d->u, attr, e) < 0) {
 		memset(e, 0, sizeof(*e));
 		e->attr.st_ino = ino;
 		e->attr.st_mode = DTTOIF(dtype);
@@ -46,7 +48,7 @@ static void fuse_dirent_plus_entry(struct fuse_dirbuf *d, const char *name, size
 }
 
 static int fuse_dir_fill(void *arg, const char *name, size_t len, uint32_t ino,
-			 unsigned int dtype, uint64_t next_pos)
+			 unsigned int dtype, uint64_t next_pos, const struct uf2fs_attr *attr)
 {
 	struct fuse_dirbuf *d = arg;
 	char cname[FUSE_UF2FS_NAME_MAX + 1];
@@ -60,7 +62,7 @@ static int fuse_dir_fill(void *arg, const char *name, size_t len, uint32_t ino,
 	memcpy(cname, name, len);
 	cname[len] = '\0';
 	if (d->plus) {
-		fuse_dirent_plus_entry(d, name, len, ino, dtype, &e);
+		fuse_dirent_plus_entry(d, name, len, ino, dtype, attr, &e);
 		need = fuse_add_direntry_plus(d->req, d->buf + d->used, room, cname, &e,
 					      next_pos);
 	} else {
@@ -77,6 +79,12 @@ static int fuse_dir_fill(void *arg, const char *name, size_t len, uint32_t ino,
 	return 0;
 }
 
+static int fuse_dir_fill_names(void *arg, const char *name, size_t len, uint32_t ino,
+			       unsigned int dtype, uint64_t next_pos)
+{
+	return fuse_dir_fill(arg, name, len, ino, dtype, next_pos, NULL);
+}
+
 static void fuse_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, bool plus)
 {
 	struct fuse_dirbuf d = {
@@ -91,7 +99,8 @@ static void fuse_do_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t o
 	}
 	if (plus)
 		d.uncached = fuse_uf2fs_cf_uncached(d.u, fuse_ino_to_f2fs(d.u, ino));
-	ret = uf2fs_readdir(d.u->fs, fuse_ino_to_f2fs(d.u, ino), off, fuse_dir_fill, &d);
+	ret = plus ? uf2fs_readdir_plus(d.u->fs, fuse_ino_to_f2fs(d.u, ino), off, fuse_dir_fill, &d)
+		   : uf2fs_readdir(d.u->fs, fuse_ino_to_f2fs(d.u, ino), off, fuse_dir_fill_names, &d);
 	/* Entries already packed go out; the error comes back at the next offset. */
 	if (ret < 0 && d.used == 0)
 		fuse_op_error(req, ret);

@@ -209,6 +209,16 @@ static void fuse_entry_fill(struct fuse_uf2fs *u, const struct uf2fs_attr *attr,
 	e->entry_timeout = u->timeout;
 }
 
+/* The entry for attributes the library gave (readdirplus). */
+int fuse_uf2fs_entry_attr(struct fuse_uf2fs *u, const struct uf2fs_attr *attr,
+			  struct fuse_entry_param *e)
+{
+	if (!fuse_ino_from_f2fs(u, attr->ino))
+		return -EIO;
+	fuse_entry_fill(u, attr, e);
+	return 0;
+}
+
 int fuse_uf2fs_entry(struct fuse_uf2fs *u, uint32_t ino, struct fuse_entry_param *e)
 {
 	struct uf2fs_attr attr;

@@ -165,6 +165,8 @@ static inline bool fuse_uf2fs_refuse_ro(fuse_req_t req, struct fuse_uf2fs *u)
 void fuse_uf2fs_stat(const struct uf2fs_attr *attr, struct stat *st);
 /* getattr and fill a reply entry: node id, generation, stat and timeouts. */
 int fuse_uf2fs_entry(struct fuse_uf2fs *u, uint32_t ino, struct fuse_entry_param *e);
+int fuse_uf2fs_entry_attr(struct fuse_uf2fs *u, const struct uf2fs_attr *attr,
+			  struct fuse_entry_param *e);
 /*
  * The kernel's dentry cache compares names byte for byte. In a casefolded
  * directory one entry answers to many names, and a change made under one

@@ -224,6 +224,36 @@ static void touch_atime(struct f2fs_sb_info *sbi, struct f2fs_inode_info *fi)
 	pthread_rwlock_unlock(&fi->i_rwsem);
 }
 
+struct readdir_plus {
+	struct f2fs_sb_info *sbi;
+	uf2fs_filldir_plus_t fill;
+	void *arg;
+};
+
+/* Called inside f2fs_readdir, so under cp_rwsem and the directory's lock. */
+static int readdir_plus_fill(void *arg, const char *name, size_t len, uint32_t ino,
+			     unsigned int dtype, uint64_t next_pos)
+{
+	struct readdir_plus *rp = arg;
+	struct f2fs_inode_info *fi = get_inode(rp->sbi, ino);
+	struct uf2fs_attr attr;
+
+	if (IS_ERR(fi))
+		return rp->fill(rp->arg, name, len, ino, dtype, next_pos, NULL);
+	fill_attr(fi, &attr);
+	encrypted_link_size(rp->sbi, fi, &attr);
+	f2fs_iput(rp->sbi, fi);
+	return rp->fill(rp->arg, name, len, ino, dtype, next_pos, &attr);
+}
+
+int uf2fs_readdir_plus(struct uf2fs *fs, uint32_t dir, uint64_t pos, uf2fs_filldir_plus_t fill,
+		       void *arg)
+{
+	struct readdir_plus rp = { SBI(fs), fill, arg };
+
+	return uf2fs_readdir(fs, dir, pos, readdir_plus_fill, &rp);
+}
+
 int uf2fs_readdir(struct uf2fs *fs, uint32_t dir, uint64_t pos, uf2fs_filldir_t fill, void *arg)
 {
 	struct f2fs_sb_info *sbi = SBI(fs);

@@ -201,6 +201,10 @@ struct uf2fs_attr {
 /* Called per directory entry; return non-zero to stop the walk. */
 typedef int (*uf2fs_filldir_t)(void *arg, const char *name, size_t len, uint32_t ino,
 			       unsigned int dtype, uint64_t next_pos);
+/* The same with the entry's attributes (readdirplus); attr is NULL where the inode is unreadable. */
+typedef int (*uf2fs_filldir_plus_t)(void *arg, const char *name, size_t len, uint32_t ino,
+				    unsigned int dtype, uint64_t next_pos,
+				    const struct uf2fs_attr *attr);
 
 /* /// Partitions /// */
 
@@ -266,6 +270,13 @@ int uf2fs_inode_name(struct uf2fs *fs, uint32_t ino, uint32_t *parent, char *nam
 int uf2fs_getattr_by_handle(struct uf2fs *fs, uint32_t ino, struct uf2fs_attr *attr);
 /* Entries from pos onwards, including "." and ".."; pos 0 starts the walk. */
 int uf2fs_readdir(struct uf2fs *fs, uint32_t dir, uint64_t pos, uf2fs_filldir_t fill, void *arg);
+/*
+ * uf2fs_readdir with each entry's attributes, read under the walk's own
+ * locks: a uf2fs_getattr from the callback would take the checkpoint lock
+ * a second time, under the directory's (an inverted lock order).
+ */
+int uf2fs_readdir_plus(struct uf2fs *fs, uint32_t dir, uint64_t pos, uf2fs_filldir_plus_t fill,
+		       void *arg);
 
 /* /// Data /// */
 ssize_t uf2fs_read(struct uf2fs *fs, uint32_t ino, void *buf, size_t len, uint64_t off);
