@@ -160,13 +160,15 @@ check: all tests
 
 # The sanitizer runs that CI does: ASan+UBSan over the library-level tests
 # (unit, fuzz replay, the power-cut runner), TSan over the threaded stress
-# and over a FUSE daemon under mixed load (fuse-rx: the receive discipline).
+# and over FUSE daemons: mixed load (fuse-rx: the receive discipline), the
+# read-write suite, cached directories, the flusher, writeback_cache.
 check-san:
 	$(MAKE) SAN=address,undefined check TESTS="unit fuzz"
 
 check-tsan:
 	$(MAKE) SAN=thread all tests
-	@TEST_FILTER='threads|integration/fuse-rx' BUILD=build-san-thread \
+	@TEST_FILTER='threads|integration/(fuse-rx|rw-fuse|dir-cache|flusher|wbc-semantics)\.sh' \
+		BUILD=build-san-thread \
 		TSAN_OPTIONS=halt_on_error=1 tests/run.sh unit integration
 
 # Long runs: the random exerciser with many operations, and every power-cut point.
