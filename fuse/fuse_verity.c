@@ -58,9 +58,14 @@ static int verity_enable(fuse_req_t req, fuse_ino_t ino, uint32_t f2fs_ino, cons
 		return -EMSGSIZE;
 	if (in_bufsz < VERITY_ARG_SIZE + a.salt_size + a.sig_size)
 		return -EFAULT;	/* a kernel without fuse_setup_enable_verity() */
-	va.check_caller = true;
-	va.caller_uid = fuse_req_ctx(req)->uid;
-	va.caller_gid = fuse_req_ctx(req)->gid;
+	/*
+	 * The write-permission check sees the caller as the image's owners do
+	 * (-o uid=, gid=); root and fakeroot callers pass it, as with
+	 * CAP_DAC_OVERRIDE.
+	 */
+	va.check_caller = !fuse_caller_is_root(req);
+	va.caller_uid = fuse_idmap_uid_in(fuse_req_ctx(req)->uid);
+	va.caller_gid = fuse_idmap_gid_in(fuse_req_ctx(req)->gid);
 	va.hash_algorithm = a.hash_algorithm;
 	va.block_size = a.block_size;
 	va.salt = (const uint8_t *)in_buf + VERITY_ARG_SIZE;

@@ -508,7 +508,7 @@ static int caller_may_write(struct f2fs_sb_info *sbi, uint32_t ino,
 	if (IS_ERR(fi))
 		return PTR_ERR(fi);
 	bit = arg->caller_uid == fi->uid ? S_IWUSR : arg->caller_gid == fi->gid ? S_IWGRP : S_IWOTH;
-	bit = arg->caller_uid == 0 || (fi->mode & bit) ? 0 : EACCES;
+	bit = fi->mode & bit ? 0 : EACCES;
 	f2fs_iput(sbi, fi);
 	return -(int)bit;
 }

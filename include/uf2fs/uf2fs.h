@@ -497,8 +497,10 @@ struct uf2fs_verity_arg {
 	/*
 	 * fsverity_ioctl_enable's inode_permission(MAY_WRITE), where no VFS
 	 * ran it (FUSE runs no file_permission for an ioctl): with
-	 * check_caller, a caller other than uid 0 needs write permission by
-	 * the file's mode bits for its uid, else its gid, else others (EACCES).
+	 * check_caller, the caller needs write permission by the file's mode
+	 * bits for its uid, else its gid, else others (EACCES). The ids are
+	 * the image's; a privileged caller (root, or uid 0 in the image under
+	 * an id map, is not the same thing) goes without check_caller.
 	 */
 	bool check_caller;
 	uint32_t caller_uid, caller_gid;

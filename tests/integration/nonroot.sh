@@ -6,6 +6,7 @@
 #    directory; setuid survives a write; new files are stored as 0:0;
 #  - -o uid=0,gid=0: root's files show as theirs and are writable, what they
 #    create is stored as 0:0, another user's private file stays closed;
+#    fs-verity's write-permission check sees them as the owner too;
 #  - uf2fs umount as that user (the fusermount3 path) waits and checks;
 #  - uf2fs get as that user: no chown failures, modes kept, contents equal;
 #  - fsck.f2fs -f clean after all of it.
@@ -14,7 +15,7 @@ set -u
 need_fuse
 need_f2fs_tools
 need_uf2fs
-need_cmd setpriv stat
+need_cmd setpriv stat fsverity
 [ "$(id -u)" = 0 ] || skip "needs root to build the image and become nobody (setpriv)"
 tmpdir_init nonroot
 chmod 755 "$TMP"
@@ -26,18 +27,19 @@ IMG=$TMP/user.img MNT=$TMP/mnt STAGE=$TMP/stage
 mkdir -p "$STAGE/rodir" "$STAGE/sub" "$MNT"
 echo "root's file" >"$STAGE/a"
 echo "another user's secret" >"$STAGE/secret"
+echo "another user's, readable" >"$STAGE/other"
 printf '#!/bin/sh\necho prog\n' >"$STAGE/prog"
 echo "read-only" >"$STAGE/ro"
 echo "inside" >"$STAGE/rodir/in"
 head -c 300000 /dev/urandom >"$STAGE/sub/big"
 ln -s a "$STAGE/link"
-chown 1234:1234 "$STAGE/secret"
+chown 1234:1234 "$STAGE/secret" "$STAGE/other"
 chmod 600 "$STAGE/secret"
 chmod 4755 "$STAGE/prog"
 chmod 444 "$STAGE/ro"
 chmod 555 "$STAGE/rodir"
 truncate -s 256M "$IMG"
-"$MKFS_F2FS" -q -f "$IMG" >/dev/null || fail "mkfs.f2fs"
+"$MKFS_F2FS" -q -f -O extra_attr,verity "$IMG" >/dev/null || fail "mkfs.f2fs"
 "$UF2FS" put "$IMG" "$STAGE"/* / || fail "uf2fs put as root"
 chown $U:$G "$IMG" "$MNT"
 
@@ -94,6 +96,12 @@ as_user sh -ec "
 if as_user cat "$MNT/secret" >/dev/null 2>&1; then
 	fail "uid=0 mapping opened another user's 0600 file"
 fi
+# FS_IOC_ENABLE_VERITY wants write permission: the mapped owner has it on
+# f2 (0600, 0:0 in the image), nobody has it on another user's file
+as_user fsverity enable "$MNT/f2" || fail "fsverity enable of the mapped owner's file"
+as_user fsverity measure "$MNT/f2" >/dev/null || fail "fsverity measure after enable"
+out=$(as_user fsverity enable "$MNT/other" 2>&1) && fail "fsverity enable of another user's file"
+grep -q "Permission denied" <<<"$out" || fail "fsverity enable of another user's file: $out"
 as_user "$UF2FS" umount "$MNT" || fail "uf2fs umount after uid="
 [ "$(owner /f2)" = 0:0 ] || fail "a file made under uid=0,gid=0 is $(owner /f2), not 0:0"
 [ "$(owner /d2)" = 0:0 ] || fail "a directory made under uid=0,gid=0 is $(owner /d2)"
@@ -105,6 +113,7 @@ as_user "$UF2FS" get "$IMG" / "$OUT/tree" 2>"$TMP/get.err" || { cat "$TMP/get.er
 [ ! -s "$TMP/get.err" ] || { cat "$TMP/get.err"; fail "uf2fs get printed errors"; }
 for p in a secret prog ro rodir rodir/in rodir/new sub sub/big f1 f2 d1 d1/g d2; do
 	want=$("$UF2FS" ls -l -d "$IMG" "/$p" | awk '{ print $1 }' 2>/dev/null)
+	want=${want%V}	# uf2fs ls marks verity files
 	got=$(stat -c %A "$OUT/tree/$p")
 	[ "$want" = "$got" ] || fail "mode of $p: $got, image has $want"
 	[ "$(stat -c %u "$OUT/tree/$p")" = $U ] || fail "$p not owned by the extracting user"
