@@ -22,6 +22,11 @@
  *   only another worker can answer.
  * READ and WRITE requests turn this off for 100 ms (RX_DATA_HOLD_NS): every
  * worker then sleeps in read(2) as under libfuse's loop.
+ * Polling pays only while requests follow replies within spin_us. After
+ * RX_SPIN_MISSES polls in a row found nothing (an idle mount, a client that
+ * thinks between requests, a machine so busy the client waits for a CPU)
+ * the reader stops polling, until RX_SPIN_HITS requests in a row came that
+ * soon after the reply again: a poll that never pays would burn a CPU.
  * A request never waits for a later request in uf2fs (no lock ops, no
  * interrupt handling), so a reader that processes without promoting anyone
  * delays others at most by its own processing.
@@ -47,6 +52,8 @@
  * has come for this long.
  */
 #define RX_DATA_HOLD_NS	100000000L
+#define RX_SPIN_MISSES	8
+#define RX_SPIN_HITS	2
 
 static struct {
 	pthread_mutex_t lock;
@@ -56,7 +63,9 @@ static struct {
 	unsigned int serving;	/* workers busy with a request they read */
 	long spin_ns;		/* 0: off, every worker reads as libfuse's would */
 	long data_until;	/* CLOCK_MONOTONIC ns: libfuse's way until then */
-} rx = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0, 0, 0, 0 };
+	bool spin_idle;		/* polling paused: recent polls found nothing */
+	unsigned int spin_run;	/* misses in a row (polling), hits in a row (paused) */
+} rx = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0, 0, 0, 0, false, 0 };
 
 /* This worker's last read gave it a request, which it has now answered. */
 static _Thread_local bool rx_served;
@@ -166,15 +175,64 @@ static enum rx_role rx_own(void)
 	return role;
 }
 
-static void rx_spin(int fd)
+/* Poll up to spin_ns; true if a request came. */
+static bool rx_spin(int fd)
 {
-	for (long end = rx_now_ns() + rx.spin_ns; !rx_pending(fd) && rx_now_ns() < end;)
-		;
+	for (long end = rx_now_ns() + rx.spin_ns; rx_now_ns() < end;)
+		if (rx_pending(fd))
+			return true;
+	return false;
+}
+
+/*
+ * With rx.lock held, after a reader that came back from a reply took its
+ * request: polled says whether it polled, came whether the request was there
+ * within spin_ns of the reply. Pauses and resumes polling.
+ */
+static void rx_spin_learn(bool polled, bool came)
+{
+	if (polled && came) {
+		rx.spin_run = 0;
+	} else if (polled) {
+		if (++rx.spin_run >= RX_SPIN_MISSES) {
+			__atomic_store_n(&rx.spin_idle, true, __ATOMIC_RELAXED);
+			rx.spin_run = 0;
+		}
+	} else if (!came) {
+		rx.spin_run = 0;
+	} else if (++rx.spin_run >= RX_SPIN_HITS) {
+		__atomic_store_n(&rx.spin_idle, false, __ATOMIC_RELAXED);
+		rx.spin_run = 0;
+	}
+}
+
+struct rx_probe {
+	bool polled;	/* the reader polled before read(2) */
+	bool came;	/* the request came within spin_ns of the reply */
+};
+
+/* The owner's read: after a poll, or timed where a poll would have been. */
+static ssize_t rx_read_owned(int fd, void *buf, size_t len, bool back, struct rx_probe *pr)
+{
+	long t0 = 0;
+	ssize_t n;
+
+	if (back && !__atomic_load_n(&rx.spin_idle, __ATOMIC_RELAXED)) {
+		pr->polled = true;
+		pr->came = rx_spin(fd);
+	} else if (back) {
+		t0 = rx_now_ns();
+	}
+	n = read(fd, buf, len);
+	if (t0)
+		pr->came = rx_now_ns() - t0 < rx.spin_ns;
+	return n;
 }
 
 ssize_t fuse_rx_read(int fd, void *buf, size_t len)
 {
 	enum rx_role role;
+	struct rx_probe pr = { false, false };
 	bool data, more = false;
 	ssize_t n;
 
@@ -185,9 +243,7 @@ ssize_t fuse_rx_read(int fd, void *buf, size_t len)
 		n = read(fd, buf, len);
 	} else {
 		pthread_cleanup_push(rx_release, NULL);
-		if (role == RX_SPIN)
-			rx_spin(fd);
-		n = read(fd, buf, len);
+		n = rx_read_owned(fd, buf, len, role == RX_SPIN, &pr);
 		pthread_cleanup_pop(0);
 		/* another request queued behind this one: a second worker now */
 		more = n > 0 && rx_pending(fd);
@@ -196,6 +252,8 @@ ssize_t fuse_rx_read(int fd, void *buf, size_t len)
 	if (data)
 		__atomic_store_n(&rx.data_until, rx_now_ns() + RX_DATA_HOLD_NS, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&rx.lock);
+	if (role == RX_SPIN && n > 0)
+		rx_spin_learn(pr.polled, pr.came);
 	if (role != RX_SHARED)
 		rx_set_reading(false);
 	if (n > 0) {
