@@ -66,7 +66,7 @@ static void fuse_ioctl_drop_dentry(struct fuse_uf2fs *u, fuse_ino_t ino)
 	fuse_ino_t fparent;
 	size_t len;
 
-	if (!u->se || !u->writeback_cache || u->single_thread)
+	if (!u->se || !u->writeback_cache || fuse_rx_lone())
 		return;
 	if (uf2fs_getattr(u->fs, fuse_ino_to_f2fs(u, ino), &attr) || !S_ISREG(attr.mode))
 		return;
@@ -257,7 +257,8 @@ static void fuse_ioctl_reply_status(fuse_req_t req, int ret)
  * copy before that is committed or dropped. Invalidating the inode's pages
  * makes the kernel write back (launder) each dirty page and wait for it, so
  * every boundary is preceded by one. Other workers serve those WRITEs; a lone
- * worker would wait for itself, so that mode refuses atomic writes.
+ * worker (-s, or the single-threaded flush loop that follows a SIGTERM) would
+ * wait for itself, so atomic writes are refused there.
  */
 static int fuse_atomic_drain(struct fuse_uf2fs *u, fuse_ino_t ino)
 {
@@ -265,7 +266,7 @@ static int fuse_atomic_drain(struct fuse_uf2fs *u, fuse_ino_t ino)
 
 	if (!u->writeback_cache)
 		return 0;
-	if (!u->se || u->single_thread)
+	if (!u->se || fuse_rx_lone())	/* -s, or the flush loop after SIGTERM */
 		return -EOPNOTSUPP;
 	ret = fuse_uf2fs_inval_inode(u->se, ino, 0, 0);
 	return ret == -ENOENT ? 0 : ret;

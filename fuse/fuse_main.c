@@ -644,6 +644,7 @@ static void fuse_daemon_flush(struct fuse_session *se, const char *mountpoint)
 	pthread_t worker;
 
 	fuse_session_reset(se);
+	fuse_rx_set_lone();	/* no notification that waits for this loop's WRITEs */
 	if (pthread_create(&worker, NULL, fuse_flush_worker, &f)) {
 		fprintf(stderr, "uf2fs: cannot flush the kernel's dirty pages\n");
 		return;

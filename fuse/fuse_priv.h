@@ -80,6 +80,9 @@ bool fuse_killpriv_request_flag(void);
 ssize_t fuse_rx_read(int fd, void *buf, size_t len);
 void fuse_rx_may_block(void);
 void fuse_rx_setup(unsigned int spin_us, bool single_thread);
+/* One thread serves the device (-s, or the flush loop after a signal). */
+void fuse_rx_set_lone(void);
+bool fuse_rx_lone(void);
 int fuse_uf2fs_inval_inode(struct fuse_session *se, fuse_ino_t ino, off_t off, off_t len);
 int fuse_uf2fs_inval_entry(struct fuse_session *se, fuse_ino_t parent, const char *name,
 			   size_t len);

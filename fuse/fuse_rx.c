@@ -35,6 +35,7 @@
  * handlers leave the state consistent for the single-threaded flush loop that
  * follows (fuse_daemon_flush). spin_us=0 restores libfuse's behaviour.
  */
+#include <errno.h>
 #include <linux/fuse.h>
 #include <poll.h>
 #include <pthread.h>
@@ -279,17 +280,37 @@ void fuse_rx_may_block(void)
 	pthread_mutex_unlock(&rx.lock);
 }
 
+static bool rx_lone;
+
+void fuse_rx_set_lone(void)
+{
+	__atomic_store_n(&rx_lone, true, __ATOMIC_RELAXED);
+}
+
+bool fuse_rx_lone(void)
+{
+	return __atomic_load_n(&rx_lone, __ATOMIC_RELAXED);
+}
+
 void fuse_rx_setup(unsigned int spin_us, bool single_thread)
 {
+	if (single_thread)
+		fuse_rx_set_lone();
 	/* one worker has no one to hand over to: it polls, then reads */
 	rx.spin_ns = (long)spin_us * 1000;
 	if (spin_us && !single_thread)
 		uf2fs_set_io_wait_hook(fuse_rx_may_block);
 }
 
-/* The kernel may hold a lock for a queued request while it delivers these. */
+/*
+ * The kernel may hold a lock for a queued request while it delivers these.
+ * Invalidating pages (off >= 0) waits for their writeback, whose WRITEs only
+ * another thread could answer: a lone thread would wait for itself.
+ */
 int fuse_uf2fs_inval_inode(struct fuse_session *se, fuse_ino_t ino, off_t off, off_t len)
 {
+	if (off >= 0 && fuse_rx_lone())
+		return -EDEADLK;
 	fuse_rx_may_block();
 	return fuse_lowlevel_notify_inval_inode(se, ino, off, len);
 }
