@@ -93,7 +93,7 @@ while IFS= read -r feat; do
 		for f in ${feat//,/ }; do
 			[ "$f" = none ] && continue
 			# <!-- verify: exact feature wording in `uf2fs info` -->
-			printf '%s\n' "$OUT" | grep -qiE "${f//_/[_ ]}" ||
+			grep -qiE "${f//_/[_ ]}" <<<"$OUT" ||
 				echo "note: uf2fs info does not mention feature '$f'"
 		done
 	fi
@@ -132,15 +132,17 @@ while IFS= read -r feat; do
 
 	# Spot checks of ls -l and cat on the unmounted image.
 	run_limited 60 "$UF2FS" ls -l "$img" /files
-	if [ "$RC" -ne 0 ] || ! printf '%s\n' "$OUT" | grep -F 'size-65537' | sed 's/size-65537//g' |
+	# Here-strings, not printf pipes: under pipefail, grep -q leaving early
+	# kills printf with SIGPIPE once $OUT outgrows one pipe write.
+	if [ "$RC" -ne 0 ] || ! grep -F 'size-65537' <<<"$OUT" | sed 's/size-65537//g' |
 	   grep -qE '(^|[^0-9])65537([^0-9]|$)'; then
 		printf '%s\n' "$OUT" | head -20
 		failures+=("$feat: uf2fs ls -l /files (exit $RC) lacks 'size-65537' with its size")
 	fi
 	run_limited 60 "$UF2FS" ls "$img" /dirs/names
 	long=$(printf 'L%.0s' $(seq 255))
-	if [ "$RC" -ne 0 ] || ! printf '%s\n' "$OUT" | grep -qF "$long" ||
-	   ! printf '%s\n' "$OUT" | grep -qF "日本語のファイル"; then
+	if [ "$RC" -ne 0 ] || ! grep -qF "$long" <<<"$OUT" ||
+	   ! grep -qF "日本語のファイル" <<<"$OUT"; then
 		failures+=("$feat: uf2fs ls /dirs/names (exit $RC) lacks the 255-byte or UTF-8 name")
 	fi
 	run_limited 60 "$UF2FS" ls "$img" /dirs/big
