@@ -89,7 +89,7 @@ while IFS= read -r feat; do
 		printf '%s\n' "$OUT" | tail -20
 		failures+=("$feat: uf2fs info exit $RC")
 	else
-		printf '%s\n' "$OUT" | head -40
+		head -40 <<<"$OUT"
 		for f in ${feat//,/ }; do
 			[ "$f" = none ] && continue
 			# <!-- verify: exact feature wording in `uf2fs info` -->
@@ -136,7 +136,7 @@ while IFS= read -r feat; do
 	# kills printf with SIGPIPE once $OUT outgrows one pipe write.
 	if [ "$RC" -ne 0 ] || ! grep -F 'size-65537' <<<"$OUT" | sed 's/size-65537//g' |
 	   grep -qE '(^|[^0-9])65537([^0-9]|$)'; then
-		printf '%s\n' "$OUT" | head -20
+		head -20 <<<"$OUT"
 		failures+=("$feat: uf2fs ls -l /files (exit $RC) lacks 'size-65537' with its size")
 	fi
 	run_limited 60 "$UF2FS" ls "$img" /dirs/names
