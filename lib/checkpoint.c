@@ -321,7 +321,7 @@ uint64_t f2fs_node_cp_ver(const struct f2fs_sb_info *sbi)
 	return ver;
 }
 
-int f2fs_write_meta_block(struct f2fs_sb_info *sbi, block_t addr, const void *buf)
+static int meta_block_write(struct f2fs_sb_info *sbi, block_t addr, const void *buf, bool durable)
 {
 	struct iovec v = { (void *)buf, F2FS_BLKSIZE };
 	struct folio *f = folio_lookup(sbi, MAP_META, 0, addr);
@@ -331,11 +331,17 @@ int f2fs_write_meta_block(struct f2fs_sb_info *sbi, block_t addr, const void *bu
 		memcpy(f->data, buf, F2FS_BLKSIZE);
 		folio_put(sbi, f);
 	}
-	ret = f2fs_dev_writev_blocks(&sbi->dev, &v, 1, addr);
+	ret = durable ? f2fs_dev_write_durable(&sbi->dev, &v, 1, addr) :
+			f2fs_dev_writev_blocks(&sbi->dev, &v, 1, addr);
 	if (ret)
 		return f2fs_error(sbi, EIO, "metadata block %u: write failed: %s", addr,
 				  strerror(-ret));
 	return 0;
+}
+
+int f2fs_write_meta_block(struct f2fs_sb_info *sbi, block_t addr, const void *buf)
+{
+	return meta_block_write(sbi, addr, buf, false);
 }
 
 static int write_orphan_blocks(struct f2fs_sb_info *sbi, block_t start, unsigned int nblocks)
@@ -415,7 +421,7 @@ static void fill_checkpoint(struct f2fs_sb_info *sbi, bool umount, unsigned int 
 /*
  * Write the pack the current checkpoint does not occupy: the checkpoint
  * block, payload, orphans and summaries, then a flush, then the closing copy
- * of the checkpoint block, then a flush. Until that last block lands, the
+ * of the checkpoint block, durable when written (FUA, or a write and a flush). Until that last block lands, the
  * old pack is the valid one, so a crash anywhere leaves a consistent image.
  */
 static int write_cp_pack(struct f2fs_sb_info *sbi, bool umount, unsigned int orphan_blocks)
@@ -439,10 +445,9 @@ static int write_cp_pack(struct f2fs_sb_info *sbi, bool umount, unsigned int orp
 		ret = f2fs_write_meta_block(sbi, blk++, sbi->sm.sum_blk[i]);
 	if (!ret)
 		ret = f2fs_dev_flush(&sbi->dev);
+	/* the kernel's closing block is REQ_PREFLUSH | REQ_FUA: the same, in two steps */
 	if (!ret)
-		ret = f2fs_write_meta_block(sbi, blk, cp);
-	if (!ret)
-		ret = f2fs_dev_flush(&sbi->dev);
+		ret = meta_block_write(sbi, blk, cp, true);
 	if (ret)
 		return f2fs_error(sbi, EIO, "checkpoint pack at block %u: write failed", start);
 	sbi->cur_cp_pack = sbi->cur_cp_pack == 1 ? 2 : 1;

@@ -326,8 +326,9 @@ size_t uf2fs_format_stats(struct uf2fs *fs, char *buf, size_t size)
 			       atomic_load(&st->bytes[d]) / 1048576.0);
 		format_hist(&s, st, d);
 	}
-	sprintf_append(&s, "  flushes %llu, discards %llu (%llu allocation waits)\n",
+	sprintf_append(&s, "  flushes %llu, FUA writes %llu, discards %llu (%llu allocation waits)\n",
 		       (unsigned long long)atomic_load(&st->flushes),
+		       (unsigned long long)atomic_load(&st->fua_writes),
 		       (unsigned long long)atomic_load(&st->discards),
 		       (unsigned long long)atomic_load(&c->discard_waits));
 	if (sbi->zoned)

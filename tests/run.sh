@@ -28,6 +28,10 @@ run_one() {
 	77) skip=$((skip + 1)); printf 'SKIP  %-50s %s\n' "$name" "$(tail -1 "$log")";;
 	*) fail=$((fail + 1)); failed+=("$name")
 	   printf 'FAIL  %-50s %4ss (rc %s, log %s)\n' "$name" "$t" "$rc" "$log"
+	   # a sanitizer report is the cause: show it even when the tail is
+	   # all the clients' errors that followed the daemon's death
+	   grep -q '^FAIL: .*Sanitizer reported' "$log" &&
+		sed -n '/^FAIL: .*Sanitizer reported/,+40p' "$log" | sed 's/^/      | /'
 	   tail -15 "$log" | sed 's/^/      | /';;
 	esac
 }

@@ -146,7 +146,7 @@ int f2fs_dev_read_blocks(struct f2fs_dev *dev, void *buf, block_t blkaddr, unsig
 }
 
 static int dev_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk,
-		      bool ordered)
+		      bool ordered, bool fua)
 {
 	size_t bytes = dev_iov_bytes(iov, cnt);
 	uint64_t off = (uint64_t)blk << dev->blkbits;
@@ -162,7 +162,8 @@ static int dev_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, bl
 	if (ret)
 		return ret;
 	dev_will_wait();
-	ret = dev->ops->writev(dev, iov, cnt, dev->base + off);
+	ret = fua ? dev->ops->writev_fua(dev, iov, cnt, dev->base + off) :
+		    dev->ops->writev(dev, iov, cnt, dev->base + off);
 	if (!ret && dev->zones)
 		ret = dev_zones_written(dev, off, bytes);
 	/* counted once complete: a flush that starts after this covers it */
@@ -173,12 +174,12 @@ static int dev_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, bl
 
 int f2fs_dev_writev_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk)
 {
-	return dev_writev(dev, iov, cnt, blk, true);
+	return dev_writev(dev, iov, cnt, blk, true, false);
 }
 
 int f2fs_dev_writev_inplace(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk)
 {
-	return dev_writev(dev, iov, cnt, blk, false);
+	return dev_writev(dev, iov, cnt, blk, false, false);
 }
 
 int f2fs_dev_flush(struct f2fs_dev *dev)
@@ -198,6 +199,21 @@ int f2fs_dev_flush(struct f2fs_dev *dev)
 	while (seen < gen && !atomic_compare_exchange_weak(&dev->flushed_gen, &seen, gen))
 		;
 	return 0;
+}
+
+int f2fs_dev_write_durable(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk)
+{
+	int ret;
+
+	if (!dev->ops->writev_fua) {
+		ret = f2fs_dev_writev_blocks(dev, iov, cnt, blk);
+		return ret ? ret : f2fs_dev_flush(dev);
+	}
+	/* not ordered: durable on completion, no later flush has to cover it */
+	ret = dev_writev(dev, iov, cnt, blk, false, true);
+	if (!ret)
+		atomic_fetch_add(&dev->st.fua_writes, 1);
+	return ret;
 }
 
 bool f2fs_dev_unflushed(struct f2fs_dev *dev)

@@ -30,6 +30,7 @@ struct f2fs_dev_stats {
 	atomic_uint_fast64_t bytes[DEV_NR_DIR];
 	atomic_uint_fast64_t hist[DEV_NR_DIR][DEV_HIST_BUCKETS];
 	atomic_uint_fast64_t flushes;
+	atomic_uint_fast64_t fua_writes;	/* writes durable on completion (NBD FUA) */
 	atomic_uint_fast64_t discards;
 	/* sequential zones (zoned.c): writes into them, writes refused, zones reset */
 	atomic_uint_fast64_t zone_writes, zone_refused, zone_resets;
@@ -42,6 +43,8 @@ struct f2fs_dev_ops {
 	int (*readv)(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off);
 	int (*writev)(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off);
 	int (*flush)(struct f2fs_dev *dev);
+	/* a write durable once it completes (NBD's FUA); NULL: write, then flush */
+	int (*writev_fua)(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off);
 	int (*discard)(struct f2fs_dev *dev, uint64_t off, uint64_t len);
 	void (*close)(struct f2fs_dev *dev);
 };
@@ -106,6 +109,12 @@ int f2fs_dev_writev_blocks(struct f2fs_dev *dev, const struct iovec *iov, int cn
 /* The same for data overwritten in place: no node needs it to be durable first. */
 int f2fs_dev_writev_inplace(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk);
 int f2fs_dev_flush(struct f2fs_dev *dev);
+/*
+ * A write that is durable when this returns: with FUA where the device has
+ * it (one command instead of a write and a flush of everything), else as a
+ * write and a flush. Earlier writes it depends on need their own flush.
+ */
+int f2fs_dev_write_durable(struct f2fs_dev *dev, const struct iovec *iov, int cnt, block_t blk);
 /* Whether a write that a node may depend on has not been flushed yet. */
 bool f2fs_dev_unflushed(struct f2fs_dev *dev);
 /* Tell the device a block range is unused: punched hole or BLKDISCARD. */

@@ -7,6 +7,9 @@
  * that libnbd starts with socket activation (no port, no root) and that
  * exits when the handle closes. Both are one libnbd handle.
  *
+ * Durability: FLUSH where the server has it (fsync, checkpoints), and FUA
+ * on the checkpoint's closing block where it has that too.
+ *
  * Concurrency: one handle, libnbd's asynchronous API. Caller threads submit
  * their commands (one per iovec segment, so a vectored request is several
  * commands in flight) and sleep on a condition variable; one I/O thread polls
@@ -53,7 +56,7 @@ struct nbd_dev {
 	pthread_mutex_t lock;		/* every libnbd call, and the fields below */
 	pthread_condattr_t cattr;	/* CLOCK_MONOTONIC: deadlines ignore clock steps */
 	struct nbd_wait *waiters;	/* callers waiting for replies: woken if it dies */
-	bool dead, stop, can_trim, can_flush;
+	bool dead, stop, can_trim, can_flush, can_fua;
 	unsigned int timeout;
 	const char *name;		/* the image string, for messages */
 };
@@ -200,7 +203,7 @@ static int nbd_wait_all(struct nbd_dev *nd, struct nbd_wait *w)
  * overhead per block.
  */
 static int nbd_rw(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off,
-		  bool write)
+		  bool write, uint32_t flags)
 {
 	struct nbd_dev *nd = dev->priv;
 	struct nbd_wait w;
@@ -221,7 +224,7 @@ static int nbd_rw(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64
 			 n + iov[i].iov_len <= NBD_MAX_CMD);
 		for (size_t done = 0, len; done < n && !nd->dead; done += len, off += len) {
 			len = n - done < NBD_MAX_CMD ? n - done : NBD_MAX_CMD;
-			cookie = write ? nbd_aio_pwrite(nd->h, buf + done, len, off, cb, 0) :
+			cookie = write ? nbd_aio_pwrite(nd->h, buf + done, len, off, cb, flags) :
 					 nbd_aio_pread(nd->h, buf + done, len, off, cb, 0);
 			if (cookie < 0) {
 				nbd_set_dead(nd, nbd_get_error());
@@ -238,12 +241,18 @@ static int nbd_rw(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64
 
 static int nbd_readv(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
 {
-	return nbd_rw(dev, iov, cnt, off, false);
+	return nbd_rw(dev, iov, cnt, off, false, 0);
 }
 
 static int nbd_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
 {
-	return nbd_rw(dev, iov, cnt, off, true);
+	return nbd_rw(dev, iov, cnt, off, true, 0);
+}
+
+/* Only in the ops of a server that offers FUA (the checkpoint's last block). */
+static int nbd_writev_fua(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
+{
+	return nbd_rw(dev, iov, cnt, off, true, LIBNBD_CMD_FLAG_FUA);
 }
 
 /* FLUSH or TRIM: one command. */
@@ -316,6 +325,15 @@ static void nbd_dev_close(struct f2fs_dev *dev)
 static const struct f2fs_dev_ops dev_nbd_ops = {
 	.readv = nbd_readv,
 	.writev = nbd_writev,
+	.flush = nbd_dev_flush,
+	.discard = nbd_discard,
+	.close = nbd_dev_close,
+};
+
+static const struct f2fs_dev_ops dev_nbd_fua_ops = {
+	.readv = nbd_readv,
+	.writev = nbd_writev,
+	.writev_fua = nbd_writev_fua,
 	.flush = nbd_dev_flush,
 	.discard = nbd_discard,
 	.close = nbd_dev_close,
@@ -590,6 +608,7 @@ int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const c
 		return nbd_fail(dev, nd, -EIO, "NBD: %s", nbd_why(""));
 	nd->can_trim = nbd_can_trim(nd->h) == 1;
 	nd->can_flush = nbd_can_flush(nd->h) == 1;
+	nd->can_fua = nbd_can_fua(nd->h) == 1;
 	pthread_condattr_init(&nd->cattr);
 	pthread_condattr_setclock(&nd->cattr, CLOCK_MONOTONIC);
 	pthread_mutex_init(&nd->lock, NULL);
@@ -602,10 +621,11 @@ int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const c
 	dev->size = size;
 	dev->readahead = NBD_READAHEAD;
 	dev->priv = nd;
-	dev->ops = &dev_nbd_ops;
+	dev->ops = nd->can_fua ? &dev_nbd_fua_ops : &dev_nbd_ops;
 	snprintf(dev->source + strlen(dev->source), sizeof(dev->source) - strlen(dev->source),
-		 ", %s%s%s, timeout %u s", nbd_get_protocol(nd->h) ?: "?",
-		 nd->can_flush ? ", flush" : "", nd->can_trim ? ", trim" : "", nd->timeout);
+		 ", %s%s%s%s, timeout %u s", nbd_get_protocol(nd->h) ?: "?",
+		 nd->can_flush ? ", flush" : "", nd->can_fua ? ", fua" : "",
+		 nd->can_trim ? ", trim" : "", nd->timeout);
 	return 0;
 }
 

@@ -6,8 +6,8 @@
 #            a read-write FUSE mount copies a tree in, offline put/get/ls/info
 #            (info --verify too) work on the URI, and `uf2fs umount` of a
 #            daemon mount of it; the file is fsck clean and holds the tree
-#   trim     nbdkit's log filter sees TRIM after a file is removed and FLUSH
-#            at the checkpoints
+#   trim     nbdkit's log filter sees TRIM after a file is removed, FLUSH
+#            at the checkpoints, and FUA on their closing blocks only
 #   tls      nbds+unix:// to nbdkit --tls=require with a PSK given by -o
 #            tls_psk_file=,tls_username=: offline cat and info, and a rw FUSE
 #            mount that writes a file; refused without the key
@@ -96,6 +96,7 @@ cp -a "$SRC/." "$MNT/"
 umount_uf2fs "$MNT" || fail "unmount"
 out=$("$UF2FS" info --verify "$URI")
 grep -q "^Source: *NBD nbd+unix:///?socket=$SOCK" <<<"$out" || fail "info names no NBD source: $out"
+grep -q "^Source: .*, flush, fua, " <<<"$out" || fail "info does not show the export's FLUSH and FUA: $out"
 grep -q "^verify: an NBD export" <<<"$out" || fail "info --verify on a URI: $out"
 echo "offline put" >"$TMP/put.txt"
 "$UF2FS" put "$URI" "$TMP/put.txt" /put.txt || fail "put through NBD"
@@ -130,7 +131,20 @@ head -c $((8 << 20)) /dev/urandom >"$TMP/trim.bin"
 stop_nbdkit "$KIT"
 grep -q "Trim " "$TMP/nbdkit.log" || fail "no TRIM after freeing 8 MiB"
 grep -q "Flush " "$TMP/nbdkit.log" || fail "no FLUSH at the checkpoints"
-log "$(grep -c 'Trim ' "$TMP/nbdkit.log") TRIM, $(grep -c 'Flush ' "$TMP/nbdkit.log") FLUSH"
+# FUA: the checkpoint's closing block, and nothing outside the two packs
+cp=$("$UF2FS" info "$IMG" | sed -n 's/.*areas (block) *cp \([0-9]*\), sit \([0-9]*\).*/\1 \2/p')
+[ -n "$cp" ] || fail "info shows no cp area"
+read -r cp_start cp_end <<<"$cp"
+fua=$(sed -n 's/.* Write id=[0-9]* offset=\(0x[0-9a-f]*\) count=0x1000 fua=1 .*/\1/p' "$TMP/nbdkit.log")
+[ -n "$fua" ] || fail "no FUA write (nbdkit's file plugin offers FUA)"
+for o in $fua; do
+	b=$((o / 4096))
+	[ "$b" -ge "$cp_start" ] && [ "$b" -lt "$cp_end" ] || fail "FUA write at block $b, not in the checkpoint area"
+done
+grep -q "fua=1" <(grep -v "count=0x1000 fua=1" "$TMP/nbdkit.log" | grep " Write ") &&
+	fail "a FUA write that is not one checkpoint block"
+log "$(grep -c 'Trim ' "$TMP/nbdkit.log") TRIM, $(grep -c 'Flush ' "$TMP/nbdkit.log") FLUSH," \
+	"$(wc -w <<<"$fua") FUA writes"
 
 step "tls: nbds+unix with a pre-shared key passed through -o"
 printf 'alice:%s\n' "$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')" >"$TMP/psk"

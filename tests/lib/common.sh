@@ -97,8 +97,10 @@ _cleanup() {
 		fi
 	done
 	if [ -n "$TMP" ] && [ -d "$TMP" ]; then
-		# a ThreadSanitizer report from any uf2fs process (a daemon's too) fails the test
-		if [ "$rc" = 0 ] && compgen -G "$TMP/tsan.*" >/dev/null; then
+		# a ThreadSanitizer report from any uf2fs process (a daemon's too)
+		# fails the test; when the test failed already the report is
+		# likely why (halt_on_error kills the daemon), so show it too
+		if compgen -G "$TMP/tsan.*" >/dev/null; then
 			echo "FAIL: ThreadSanitizer reported (the first report):" >&2
 			head -40 "$(ls "$TMP"/tsan.* | head -1)" >&2
 			rc=1 _SAN_FAIL=1
