@@ -43,8 +43,9 @@ struct fuse_uf2fs {
 	bool single_thread;		/* one worker: no notification that can block */
 	bool strictatime;		/* every read reaches uf2fs: no kept page cache */
 	bool want_killpriv_v2;		/* offer HANDLE_KILLPRIV_V2 (fuse_killpriv.c) */
-	bool killpriv_v2;		/* negotiated: the daemon clears setuid/setgid */
-	uint64_t killpriv_init_unique;	/* the INIT request whose reply gets the flag */
+	/* atomic: the worker that replies to INIT sets them while others read */
+	atomic_bool killpriv_v2;	/* negotiated: the daemon clears setuid/setgid */
+	_Atomic uint64_t killpriv_init_unique;	/* the INIT request whose reply gets the flag */
 	bool want_acl;			/* ask the kernel to enforce POSIX ACLs (fuse_op_init) */
 	double timeout;			/* entry and attr validity, seconds */
 	bool casefold;			/* the image may have case-insensitive directories */

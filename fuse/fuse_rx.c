@@ -152,6 +152,7 @@ static enum rx_role rx_own(void)
 {
 	volatile bool parked = false;	/* survives the cleanup frame */
 	enum rx_role role;
+	bool shared;
 
 	pthread_mutex_lock(&rx.lock);
 	if (rx_served) {
@@ -160,13 +161,14 @@ static enum rx_role rx_own(void)
 	}
 	rx_add_parked(1);
 	pthread_cleanup_push(rx_unpark, NULL);
-	while (rx.reading && !rx_data_mode(rx_now_ns())) {
+	/* data mode is read once per check: it may end between two reads */
+	while (!(shared = rx_data_mode(rx_now_ns())) && rx.reading) {
 		parked = true;
 		pthread_cond_wait(&rx.wake, &rx.lock);
 	}
 	pthread_cleanup_pop(0);
 	rx_add_parked(-1);
-	if (rx_data_mode(rx_now_ns())) {
+	if (shared) {
 		role = RX_SHARED;
 	} else {
 		rx_set_reading(true);
@@ -243,11 +245,12 @@ ssize_t fuse_rx_read(int fd, void *buf, size_t len)
 	if (role == RX_SHARED) {
 		n = read(fd, buf, len);
 	} else {
+		/* poll(2) in rx_pending is a cancellation point too */
 		pthread_cleanup_push(rx_release, NULL);
 		n = rx_read_owned(fd, buf, len, role == RX_SPIN, &pr);
-		pthread_cleanup_pop(0);
 		/* another request queued behind this one: a second worker now */
 		more = n > 0 && rx_pending(fd);
+		pthread_cleanup_pop(0);
 	}
 	data = n > 0 && rx_data_request(buf, n);
 	if (data)

@@ -135,8 +135,11 @@ int uf2fs_getattr(struct uf2fs *fs, uint32_t ino, struct uf2fs_attr *attr)
 	pthread_rwlock_rdlock(&sbi->cp_rwsem);
 	fi = get_inode(sbi, ino);
 	if (!IS_ERR(fi)) {
+		/* shared: atime stamps and namespace changes write these fields */
+		pthread_rwlock_rdlock(&fi->i_rwsem);
 		fill_attr(fi, attr);
 		encrypted_link_size(sbi, fi, attr);
+		pthread_rwlock_unlock(&fi->i_rwsem);
 		f2fs_iput(sbi, fi);
 	}
 	pthread_rwlock_unlock(&sbi->cp_rwsem);
@@ -170,10 +173,12 @@ int uf2fs_getattr_by_handle(struct uf2fs *fs, uint32_t ino, struct uf2fs_attr *a
 	}
 	if (!ret) {
 		/* unlinked: an orphan, or open (and then the kernel would not ask) */
+		pthread_rwlock_rdlock(&fi->i_rwsem);
 		if (fi->nlink)
 			fill_attr(fi, attr);
 		else
 			ret = -ESTALE;
+		pthread_rwlock_unlock(&fi->i_rwsem);
 		f2fs_iput(sbi, fi);
 	}
 	pthread_rwlock_unlock(&sbi->cp_rwsem);
@@ -230,20 +235,35 @@ struct readdir_plus {
 	void *arg;
 };
 
-/* Called inside f2fs_readdir, so under cp_rwsem and the directory's lock. */
+/*
+ * Called inside f2fs_readdir, so under cp_rwsem and the directory's lock.
+ * "." and ".." go without attributes (the directory and its parent: the
+ * front end sends neither's). An entry's inode is read under its own lock,
+ * taken only if free: blocking on it under the directory's lock could close
+ * a cycle with a rename, which locks two inodes in number order; a busy one
+ * goes without attributes, and the kernel looks it up instead.
+ */
 static int readdir_plus_fill(void *arg, const char *name, size_t len, uint32_t ino,
 			     unsigned int dtype, uint64_t next_pos)
 {
 	struct readdir_plus *rp = arg;
-	struct f2fs_inode_info *fi = get_inode(rp->sbi, ino);
+	struct f2fs_inode_info *fi;
 	struct uf2fs_attr attr;
+	bool got = false;
 
+	if (name[0] == '.' && (len == 1 || (len == 2 && name[1] == '.')))
+		return rp->fill(rp->arg, name, len, ino, dtype, next_pos, NULL);
+	fi = get_inode(rp->sbi, ino);
 	if (IS_ERR(fi))
 		return rp->fill(rp->arg, name, len, ino, dtype, next_pos, NULL);
-	fill_attr(fi, &attr);
-	encrypted_link_size(rp->sbi, fi, &attr);
+	if (!pthread_rwlock_tryrdlock(&fi->i_rwsem)) {
+		fill_attr(fi, &attr);
+		encrypted_link_size(rp->sbi, fi, &attr);
+		pthread_rwlock_unlock(&fi->i_rwsem);
+		got = true;
+	}
 	f2fs_iput(rp->sbi, fi);
-	return rp->fill(rp->arg, name, len, ino, dtype, next_pos, &attr);
+	return rp->fill(rp->arg, name, len, ino, dtype, next_pos, got ? &attr : NULL);
 }
 
 int uf2fs_readdir_plus(struct uf2fs *fs, uint32_t dir, uint64_t pos, uf2fs_filldir_plus_t fill,
