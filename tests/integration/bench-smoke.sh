@@ -33,6 +33,9 @@ done
 grep -q '^## Seed 004' "$md" || fail "no seed 004 histogram"
 grep -q '^## Seed 002' "$md" || fail "no seed 002 (precache) section"
 grep -q '^| sparse image |' "$md" || fail "no uf2fs get row for the sparse image"
+grep -q '^| workload | bs | local | nbd | qraw | qcow2 | nbd/local | qcow2/local | qcow2/qraw |' \
+	"$md" || fail "no NBD/qcow2 table"
+grep -q '^| read | 1M | [0-9]* | [0-9]* | [0-9]* | [0-9]* |' "$md" || fail "no NBD/qcow2 read row"
 for row in '^| untar |' '^| grep -r |' '^| rm -rf |' '^| create |' '^| stat |' '^| unlink |'; do
 	grep -q "$row" "$md" || fail "no row $row"
 done
