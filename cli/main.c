@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -192,6 +193,15 @@ static void cli_heap_huge_pages(char **argv)
 		return;
 	}
 	if (getenv("UF2FS_NO_THP") || (old && strstr(old, "glibc.malloc.hugetlb")))
+		return;
+	/*
+	 * Started through the dynamic loader by name (ld.so --library-path
+	 * DIR uf2fs ..., as the QEMU oracle's guest runs it), /proc/self/exe
+	 * is the loader and our argv would not restart us. The kernel then ran
+	 * no interpreter, so AT_BASE is 0 (the loader rewrites AT_ENTRY and
+	 * AT_EXECFN, not that); a static build has none either and stays as is.
+	 */
+	if (!getauxval(AT_BASE))
 		return;
 	f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
 	if (!f)
