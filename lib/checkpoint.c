@@ -421,8 +421,9 @@ static void fill_checkpoint(struct f2fs_sb_info *sbi, bool umount, unsigned int 
 /*
  * Write the pack the current checkpoint does not occupy: the checkpoint
  * block, payload, orphans and summaries, then a flush, then the closing copy
- * of the checkpoint block, durable when written (FUA, or a write and a flush). Until that last block lands, the
- * old pack is the valid one, so a crash anywhere leaves a consistent image.
+ * of the checkpoint block, durable when written (FUA, or a write and a
+ * flush). Until that last block lands, the old pack is the valid one, so a
+ * crash anywhere leaves a consistent image.
  */
 static int write_cp_pack(struct f2fs_sb_info *sbi, bool umount, unsigned int orphan_blocks)
 {
