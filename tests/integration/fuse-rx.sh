@@ -15,6 +15,8 @@
 #   what runs, not libfuse's loop;
 # - a client that thinks longer than spin_us between requests stops the
 #   polling: the daemon's CPU time stays near that of libfuse's loop;
+# - many clients at once (a crowd) put the idle workers in read(2), as
+#   libfuse's loop does; one client leaves a single reader;
 # - the image is fsck clean and holds what was written.
 # make check-tsan runs it again on a ThreadSanitizer build: any report from
 # the daemon fails it (tests/lib/common.sh collects them).
@@ -169,5 +171,45 @@ off=$(cpu_ms ",spin_us=0")
 log "daemon CPU for 3000 getxattr 0.3 ms apart: polling ${on} ms, libfuse's loop ${off} ms"
 # polling every gap for 50 us would add 150 ms
 [ "$on" -lt $((off * 2 + 40)) ] || fail "polling went on for a thinking client: $on ms against $off"
+
+# in_read CLIENTS: how many of 20 samples (50 ms apart) found more than one
+# daemon thread asleep in read(2) on /dev/fuse (wchan), and the most found
+# at once, while CLIENTS processes call getxattr(2) in a loop
+in_read() {
+	local pid n most=0 multi=0 pids=() i
+	"$UF2FS" mount -o rw "$IMG" "$MNT" || fail "mount"
+	pid=$(pgrep -n -f "uf2fs mount.*$MNT") || fail "no daemon"
+	for ((i = 0; i < $1; i++)); do
+		python3 -c "
+import os
+while True:
+    try: os.getxattr('$MNT/big', 'user.none')
+    except OSError: pass" & pids+=($!)
+	done
+	sleep 1		# every client started and looping
+	for ((i = 0; i < 20; i++)); do
+		n=$(for t in /proc/$pid/task/*/wchan; do cat "$t" 2>/dev/null; echo; done |
+			grep -c fuse_dev_do_read)
+		[ "$n" -gt "$most" ] && most=$n
+		[ "$n" -gt 1 ] && multi=$((multi + 1))
+		sleep 0.05
+	done
+	kill "${pids[@]}" 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null
+	"$UF2FS" umount "$MNT" || fail "umount"
+	echo "$multi $most"
+}
+
+step "a crowd of clients reads as libfuse's loop, one client keeps one reader"
+# Many clients at once queue requests behind each other: every idle worker
+# then waits in read(2), where the kernel hands each request straight over.
+# One client asking one thing at a time leaves one owner reading. (Before
+# the crowd rule, 8 clients never had two workers in read(2) at once.)
+read -r one_multi one_most <<<"$(in_read 1)"
+read -r crowd_multi crowd_most <<<"$(in_read 8)"
+log "samples with >1 worker in read(2), of 20: one client $one_multi (most $one_most)," \
+	"8 clients $crowd_multi (most $crowd_most)"
+[ "$one_multi" -le 2 ] || fail "one client: $one_multi samples with more than one worker in read(2) (most $one_most), expected one owner"
+[ "$crowd_multi" -ge 5 ] || fail "8 clients: only $crowd_multi samples with more than one worker in read(2)"
 
 pass
