@@ -202,6 +202,7 @@ static void fuse_ioctl_get_stats(fuse_req_t req, size_t out_bufsz)
 		return;
 	}
 	len = fuse_stats_mode(u, buf, UF2FS_IOC_STATS_SIZE);
+	len += fuse_rx_format_stats(buf + len, UF2FS_IOC_STATS_SIZE - len);
 	len += uf2fs_format_stats(u->fs, buf + len, UF2FS_IOC_STATS_SIZE - len);
 	if (len >= UF2FS_IOC_STATS_SIZE)
 		len = UF2FS_IOC_STATS_SIZE - 1;

@@ -80,6 +80,7 @@ bool fuse_killpriv_request_flag(void);
 /* fuse_rx.c: one worker reads /dev/fuse at a time, polling before it sleeps */
 ssize_t fuse_rx_read(int fd, void *buf, size_t len);
 void fuse_rx_may_block(void);
+size_t fuse_rx_format_stats(char *buf, size_t size);
 void fuse_rx_setup(unsigned int spin_us, bool single_thread);
 /* One thread serves the device (-s, or the flush loop after a signal). */
 void fuse_rx_set_lone(void);

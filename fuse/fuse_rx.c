@@ -42,6 +42,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,7 +79,12 @@ static struct {
 	bool spin_idle;		/* polling paused: recent polls found nothing */
 	unsigned int spin_run;	/* misses in a row (polling), hits in a row (paused) */
 	unsigned int crowd_run;	/* owner reads in a row with another request queued */
-} rx = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0, 0, 0, 0, false, 0, 0 };
+	/* for `uf2fs stats`: how often each rule fired, so tests need not time threads */
+	unsigned long crowds;	/* the crowd rule switched to libfuse's way */
+	unsigned long data_holds;	/* a READ or WRITE did */
+	unsigned long spin_pauses;	/* polling paused: polls found nothing */
+} rx = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0, 0, 0, 0, false, 0, 0,
+	 0, 0, 0 };
 
 /* This worker's last read gave it a request, which it has now answered. */
 static _Thread_local bool rx_served;
@@ -212,6 +218,7 @@ static void rx_spin_learn(bool polled, bool came)
 		if (++rx.spin_run >= RX_SPIN_MISSES) {
 			__atomic_store_n(&rx.spin_idle, true, __ATOMIC_RELAXED);
 			rx.spin_run = 0;
+			rx.spin_pauses++;
 		}
 	} else if (!came) {
 		rx.spin_run = 0;
@@ -258,7 +265,7 @@ ssize_t fuse_rx_read(int fd, void *buf, size_t len)
 {
 	enum rx_role role;
 	struct rx_probe pr = { false, false };
-	bool data, more = false;
+	bool data, crowd, more = false;
 	ssize_t n;
 
 	if (!rx.spin_ns)
@@ -280,8 +287,12 @@ ssize_t fuse_rx_read(int fd, void *buf, size_t len)
 		rx_spin_learn(pr.polled, pr.came);
 	if (role != RX_SHARED) {
 		rx_set_reading(false);
-		if (n > 0 && rx_crowded(more))
-			data = true;
+		crowd = n > 0 && rx_crowded(more);
+		if (data)
+			rx.data_holds++;
+		else if (crowd)
+			rx.crowds++;
+		data |= crowd;
 	}
 	if (data)
 		__atomic_store_n(&rx.data_until, rx_now_ns() + RX_DATA_HOLD_NS, __ATOMIC_RELAXED);
@@ -306,6 +317,19 @@ void fuse_rx_may_block(void)
 	pthread_mutex_lock(&rx.lock);
 	rx_promote_locked();
 	pthread_mutex_unlock(&rx.lock);
+}
+
+/* The `rx:` line of `uf2fs stats`: the reading discipline and its switches. */
+size_t fuse_rx_format_stats(char *buf, size_t size)
+{
+	int n;
+
+	pthread_mutex_lock(&rx.lock);
+	n = snprintf(buf, size, "rx: spin_us %ld, crowd switches %lu, data switches %lu, "
+		     "polling pauses %lu\n", rx.spin_ns / 1000, rx.crowds, rx.data_holds,
+		     rx.spin_pauses);
+	pthread_mutex_unlock(&rx.lock);
+	return n < 0 ? 0 : (size_t)n;
 }
 
 static bool rx_lone;
