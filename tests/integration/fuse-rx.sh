@@ -144,7 +144,8 @@ step "polling removes the daemon's sleep per request"
 on=$(ctxsw "")
 off=$(ctxsw ",spin_us=0")
 log "voluntary context switches for 1000 getxattr: polling $on, libfuse's loop $off"
-[ "$off" -ge 600 ] || fail "libfuse's loop: $off switches for 1000 requests, expected about one each"
+[ "$off" -ge 600 ] ||
+	fail "libfuse's loop: $off switches for 1000 requests, expected about one each"
 [ "$on" -lt $((off * 7 / 10)) ] || fail "polling: $on switches against $off without it"
 
 # cpu_ms MOUNT_OPTS: the daemon's CPU time (schedstat, all threads) while a
