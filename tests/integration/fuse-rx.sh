@@ -179,8 +179,9 @@ rx_stat() {
 	"$UF2FS" stats "$MNT" | sed -n "s/^rx:.* $1 \([0-9]*\).*/\1/p"
 }
 
-# crowd CLIENTS: while CLIENTS processes call getxattr(2) in a loop for 3 s,
-# how often the crowd rule fired (the daemon's own count, not a timing), then
+# crowd CLIENTS: while CLIENTS processes call getxattr(2) in a loop (2 s,
+# then 20 samples, which stretch the window under load), how often the crowd
+# rule fired (the daemon's own count, not a timing), then
 # how many of 20 samples 50 ms apart found more than one daemon thread asleep
 # in read(2) on /dev/fuse (wchan), and every such count: shown, not judged,
 # since on 2 busy CPUs the workers may all be serving when a sample is taken.
@@ -229,13 +230,13 @@ step "a crowd of clients reads as libfuse's loop, one client keeps one reader"
 # a row behind each other, so one owner keeps reading.
 read -r one_sw one_multi one_hist <<<"$(crowd 1)"
 read -r many_sw many_multi many_hist <<<"$(crowd 8)"
-log "crowd switches in 3 s: one client $one_sw, 8 clients $many_sw"
+log "crowd switches while the clients ran: one client $one_sw, 8 clients $many_sw"
 log "samples with >1 worker in read(2), of 20: one client $one_multi ($one_hist);" \
 	"8 clients $many_multi ($many_hist)"
 # Measured here: one client 0, 8 clients 256 (the rule refires as each hold
 # of 100 ms ends; sampling slows the window). Before the rule both were 0; a
-# rule that fired for one client would fire about 30 times in 3 s.
+# rule that fired for one client would fire at least 20 times in the window.
 [ "$one_sw" -le 3 ] || fail "one client: the crowd rule fired $one_sw times"
-[ "$many_sw" -ge 3 ] || fail "8 clients: the crowd rule fired only $many_sw times in 3 s"
+[ "$many_sw" -ge 3 ] || fail "8 clients: the crowd rule fired only $many_sw times"
 
 pass
