@@ -88,6 +88,7 @@ struct fuse_cl {
 	unsigned int max_threads;
 	int max_idle_threads;	/* -1: libfuse's default (never reap idle workers) */
 	unsigned int spin_us;	/* fuse_rx.c: the reader polls this long before it sleeps */
+	bool spin_pin;		/* fuse_rx.c: ... on the CPU it polls on */
 	bool bad;		/* an error was printed */
 	struct uf2fs_options lib;
 };
@@ -156,6 +157,8 @@ static void fuse_cl_help(void)
 	       "    spin_us=N              one idle worker polls /dev/fuse for N us before\n"
 	       "                           it sleeps, the others wait out of the kernel's\n"
 	       "                           sight (default %d; 0: libfuse's loop)\n"
+	       "    spin_pin, nospin_pin   the polling worker keeps to its CPU while it\n"
+	       "                           polls (default on)\n"
 	       "    allow_other            let other users in (adds default_permissions)\n"
 	       "    fakeroot               the mounting user is root in the image: no\n"
 	       "                           permission checks, chown to anyone, new files\n"
@@ -291,6 +294,10 @@ static int fuse_cl_mount_option(struct fuse_cl *cl, const char *opt)
 		return fuse_cl_thread_option(cl, opt);
 	if (!strncmp(opt, "spin_us=", 8))
 		return fuse_cl_spin_option(cl, opt + 8);
+	if (!strcmp(opt, "spin_pin") || !strcmp(opt, "nospin_pin")) {
+		cl->spin_pin = opt[0] == 's';
+		return 0;
+	}
 	if (!strcmp(opt, "fakeroot")) {
 		cl->fakeroot = true;
 		return 0;
@@ -438,6 +445,7 @@ static int fuse_cl_parse(struct fuse_cl *cl, struct fuse_args *args)
 	cl->max_threads = FUSE_DEF_MAX_THREADS;
 	cl->max_idle_threads = -1;
 	cl->spin_us = FUSE_DEF_SPIN_US;
+	cl->spin_pin = true;
 	cl->writeback_cache = -1;
 	uf2fs_default_options(&cl->lib);
 	cl->lib.read_only = true;
@@ -675,7 +683,7 @@ static int fuse_daemon_serve(struct fuse_session *se, struct fuse_cl *cl,
 	if (chdir("/") < 0)
 		perror("uf2fs: chdir /");
 	fuse_daemon_report(status_fd, FUSE_EXIT_OK);
-	fuse_rx_setup(cl->spin_us, u->single_thread);
+	fuse_rx_setup(cl->spin_us, u->single_thread, cl->spin_pin);
 	/* A positive result is the signal (SIGTERM, SIGINT) that ended the loop. */
 	ret = fuse_daemon_loop(se, cl);
 	if (ret > 0 && u->mounted_rw)

@@ -81,7 +81,7 @@ bool fuse_killpriv_request_flag(void);
 ssize_t fuse_rx_read(int fd, void *buf, size_t len);
 void fuse_rx_may_block(void);
 size_t fuse_rx_format_stats(char *buf, size_t size);
-void fuse_rx_setup(unsigned int spin_us, bool single_thread);
+void fuse_rx_setup(unsigned int spin_us, bool single_thread, bool spin_pin);
 /* One thread serves the device (-s, or the flush loop after a signal). */
 void fuse_rx_set_lone(void);
 bool fuse_rx_lone(void);

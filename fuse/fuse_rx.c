@@ -24,6 +24,16 @@
  * worker then sleeps in read(2) as under libfuse's loop. So does a crowd:
  * RX_CROWD_READS reads in a row that each found another request queued
  * behind theirs (git status: 20 preload threads, each calling lstat).
+ * A worker that polls keeps to one CPU, the first poller's (spin_pin,
+ * default on). Left free, the pollers followed the client: the scheduler
+ * woke it onto the poller's CPU at each reply and the two took turns there.
+ * A cold `ls -lR` of 37k entries cost the daemon 42k context switches and
+ * 1,501 migrations, against 8k and none pinned, and ran about 10 % slower;
+ * pinned, the client settles on another CPU. A worker that polled stays
+ * pinned while polling goes on, parked or not (unpinning each one that parks
+ * cost 2,800-3,500 pins and 1,365 migrations per `ls -lR`, and half the
+ * gain). When polling pauses (the worker is about to sleep in read(2)), or
+ * data mode or a crowd begins, each worker drops its pin as it next reads.
  * Polling pays only while requests follow replies within spin_us. After
  * RX_SPIN_MISSES polls in a row found nothing (an idle mount, a client that
  * thinks between requests, a machine so busy the client waits for a CPU)
@@ -38,6 +48,7 @@
  * follows (fuse_daemon_flush). spin_us=0 restores libfuse's behaviour.
  */
 #include <errno.h>
+#include <sched.h>
 #include <linux/fuse.h>
 #include <poll.h>
 #include <pthread.h>
@@ -83,11 +94,18 @@ static struct {
 	unsigned long crowds;	/* the crowd rule switched to libfuse's way */
 	unsigned long data_holds;	/* a READ or WRITE did */
 	unsigned long spin_pauses;	/* polling paused: polls found nothing */
+	unsigned long pins;		/* a worker was pinned to the polling CPU */
+	int pin_cpu;		/* the polling CPU, -1 until a worker polls */
 } rx = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0, 0, 0, 0, false, 0, 0,
-	 0, 0, 0 };
+	 0, 0, 0, 0, -1 };
 
 /* This worker's last read gave it a request, which it has now answered. */
 static _Thread_local bool rx_served;
+/* The CPU this worker is pinned to (it polled there), or -1. */
+static _Thread_local int rx_pin_cpu = -1;
+/* The CPUs the daemon may use (set at setup; an unpinned worker's mask). */
+static cpu_set_t rx_cpus;
+static bool rx_pin_on;	/* spin_pin, and more than one CPU to choose from */
 
 static long rx_now_ns(void)
 {
@@ -152,6 +170,56 @@ static void rx_release(void *arg)
 	rx_set_reading(false);
 	rx_promote_locked();
 	pthread_mutex_unlock(&rx.lock);
+}
+
+/*
+ * Keep this worker to one CPU (cpu >= 0) or give it back every CPU (-1).
+ * A failure leaves the affinity as it was: pinning only saves time.
+ */
+static void rx_pin_to(int cpu)
+{
+	cpu_set_t one;
+	int err;
+
+	if (cpu == rx_pin_cpu || !rx_pin_on)
+		return;
+	if (cpu < 0) {
+		err = pthread_setaffinity_np(pthread_self(), sizeof(rx_cpus), &rx_cpus);
+	} else {
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		err = pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+	}
+	if (err)
+		return;
+	rx_pin_cpu = cpu;
+	if (cpu >= 0)
+		__atomic_add_fetch(&rx.pins, 1, __ATOMIC_RELAXED);
+}
+
+/* A poller keeps to the polling CPU, chosen by the first one to poll. */
+static void rx_pin_poller(void)
+{
+	int cpu = __atomic_load_n(&rx.pin_cpu, __ATOMIC_RELAXED);
+
+	if (!rx_pin_on)
+		return;
+	if (cpu < 0) {
+		cpu = sched_getcpu();
+		if (cpu < 0 || cpu >= CPU_SETSIZE)
+			return;
+		__atomic_store_n(&rx.pin_cpu, cpu, __ATOMIC_RELAXED);
+	}
+	rx_pin_to(cpu);
+}
+
+/* Polling stops (a pause, data mode, a crowd): this worker is free again. */
+static void rx_unpin(void)
+{
+	if (!rx_pin_on)
+		return;
+	__atomic_store_n(&rx.pin_cpu, -1, __ATOMIC_RELAXED);
+	rx_pin_to(-1);
 }
 
 enum rx_role {
@@ -250,10 +318,14 @@ static ssize_t rx_read_owned(int fd, void *buf, size_t len, bool back, struct rx
 	ssize_t n;
 
 	if (back && !__atomic_load_n(&rx.spin_idle, __ATOMIC_RELAXED)) {
+		rx_pin_poller();
 		pr->polled = true;
 		pr->came = rx_spin(fd);
 	} else if (back) {
+		rx_unpin();	/* polling paused: about to sleep in read(2) */
 		t0 = rx_now_ns();
+	} else if (__atomic_load_n(&rx.pin_cpu, __ATOMIC_RELAXED) < 0) {
+		rx_pin_to(-1);	/* standing by, still pinned from polling that has ended */
 	}
 	n = read(fd, buf, len);
 	if (t0)
@@ -272,6 +344,7 @@ ssize_t fuse_rx_read(int fd, void *buf, size_t len)
 		return read(fd, buf, len);
 	role = rx_own();
 	if (role == RX_SHARED) {
+		rx_unpin();
 		n = read(fd, buf, len);
 	} else {
 		/* poll(2) in rx_pending is a cancellation point too */
@@ -326,8 +399,8 @@ size_t fuse_rx_format_stats(char *buf, size_t size)
 
 	pthread_mutex_lock(&rx.lock);
 	n = snprintf(buf, size, "rx: spin_us %ld, crowd switches %lu, data switches %lu, "
-		     "polling pauses %lu\n", rx.spin_ns / 1000, rx.crowds, rx.data_holds,
-		     rx.spin_pauses);
+		     "polling pauses %lu, pins %lu\n", rx.spin_ns / 1000, rx.crowds,
+		     rx.data_holds, rx.spin_pauses, __atomic_load_n(&rx.pins, __ATOMIC_RELAXED));
 	pthread_mutex_unlock(&rx.lock);
 	return n < 0 ? 0 : (size_t)n;
 }
@@ -344,12 +417,14 @@ bool fuse_rx_lone(void)
 	return __atomic_load_n(&rx_lone, __ATOMIC_RELAXED);
 }
 
-void fuse_rx_setup(unsigned int spin_us, bool single_thread)
+void fuse_rx_setup(unsigned int spin_us, bool single_thread, bool spin_pin)
 {
 	if (single_thread)
 		fuse_rx_set_lone();
 	/* one worker has no one to hand over to: it polls, then reads */
 	rx.spin_ns = (long)spin_us * 1000;
+	rx_pin_on = spin_pin && !sched_getaffinity(0, sizeof(rx_cpus), &rx_cpus) &&
+		    CPU_COUNT(&rx_cpus) > 1;
 	if (spin_us && !single_thread)
 		uf2fs_set_io_wait_hook(fuse_rx_may_block);
 }

@@ -13,6 +13,9 @@
 # - the daemon's voluntary context switches per request drop with polling
 #   on a one-at-a-time client (getxattr(2) in a loop): the discipline is
 #   what runs, not libfuse's loop;
+# - the polling worker keeps to one CPU (spin_pin): a one-at-a-time client
+#   makes the daemon pin it, nospin_pin never does, and once a thinking
+#   client has paused the polling no daemon thread keeps to one CPU;
 # - a client that thinks longer than spin_us between requests stops the
 #   polling: the daemon's CPU time stays near that of libfuse's loop;
 # - many clients at once (a crowd) fire the crowd rule, which puts the idle
@@ -167,6 +170,65 @@ for i in range(3000):
 	echo $(((after - before) / 1000000))
 }
 
+# rx_stat NAME: a counter from the `rx:` line of `uf2fs stats MNT`.
+rx_stat() {
+	"$UF2FS" stats "$MNT" | sed -n "s/^rx:.* $1 \([0-9]*\).*/\1/p"
+}
+
+# pinned PID: how many of the daemon's threads keep to a single CPU and are
+# not parked (a parked worker waits on a futex; it drops a stale pin when it
+# next reads)
+pinned() {
+	local t n=0
+	for t in /proc/$1/task/*; do
+		awk '/^Cpus_allowed_list/ { exit !($2 ~ /^[0-9]+$/) }' "$t/status" 2>/dev/null ||
+			continue
+		grep -q futex "$t/wchan" 2>/dev/null || n=$((n + 1))
+	done
+	echo $n
+}
+
+# pin_run MOUNT_OPTS THINK_S: "PINS PINNED PAUSES" after 2000 getxattr(2)
+# calls THINK_S seconds apart: the rule's count, the threads still keeping to
+# one CPU when the client is done, and the polling pauses
+pin_run() {
+	local pid pins pinned_now pauses
+	"$UF2FS" mount -o "rw$1" "$IMG" "$MNT" || fail "mount rw$1"
+	pid=$(pgrep -n -f "uf2fs mount.*$MNT") || fail "no daemon"
+	python3 -c "
+import os, time
+for i in range(2000):
+    try: os.getxattr('$MNT/big', 'user.none')
+    except OSError: pass
+    if $2: time.sleep($2)"
+	pinned_now=$(pinned "$pid")
+	pins=$(rx_stat pins)
+	pauses=$(rx_stat "polling pauses")
+	"$UF2FS" umount "$MNT" || fail "umount"
+	echo "$pins $pinned_now $pauses"
+}
+
+step "the polling worker keeps to one CPU, and only while it polls"
+# The scheduler otherwise wakes the client onto the poller's CPU at each
+# reply (docs/decisions.md). Counted by the daemon and read from the
+# threads' affinity, not timed. With one CPU there is nothing to choose.
+if [ "$(nproc)" -lt 2 ]; then
+	log "one CPU: pinning is off by design, nothing to check"
+else
+	read -r pins _ _ <<<"$(pin_run "" 0)"
+	log "one-at-a-time client: pinned $pins times"
+	[ -n "$pins" ] || fail "uf2fs stats shows no pins in its rx: line"
+	[ "$pins" -ge 1 ] || fail "a one-at-a-time client: the polling worker never pinned"
+	read -r pins now _ <<<"$(pin_run ",nospin_pin" 0)"
+	[ "$pins" = 0 ] && [ "$now" = 0 ] ||
+		fail "nospin_pin: $pins pins, $now threads on one CPU"
+	read -r pins now pauses <<<"$(pin_run "" 0.001)"
+	log "thinking client: pinned $pins times, $now unparked threads on one CPU after," \
+		"$pauses pauses"
+	[ "$pauses" -ge 1 ] || fail "a client 1 ms between requests never paused the polling"
+	[ "$now" = 0 ] || fail "polling paused, yet $now daemon threads still keep to one CPU"
+fi
+
 step "polling pauses for a client that thinks between requests"
 on=$(cpu_ms "")
 off=$(cpu_ms ",spin_us=0")
@@ -174,10 +236,6 @@ log "daemon CPU for 3000 getxattr 0.3 ms apart: polling ${on} ms, libfuse's loop
 # polling every gap for 50 us would add 150 ms
 [ "$on" -lt $((off * 2 + 40)) ] || fail "polling went on for a thinking client: $on ms against $off"
 
-# rx_stat NAME: a counter from the `rx:` line of `uf2fs stats MNT`.
-rx_stat() {
-	"$UF2FS" stats "$MNT" | sed -n "s/^rx:.* $1 \([0-9]*\).*/\1/p"
-}
 
 # crowd CLIENTS: while CLIENTS processes call getxattr(2) in a loop (2 s,
 # then 20 samples, which stretch the window under load), how often the crowd
