@@ -25,15 +25,15 @@
  * RX_CROWD_READS reads in a row that each found another request queued
  * behind theirs (git status: 20 preload threads, each calling lstat).
  * A worker that polls keeps to one CPU, the first poller's (spin_pin,
- * default on). Left free, the pollers followed the client: the scheduler
- * woke it onto the poller's CPU at each reply and the two took turns there.
- * A cold `ls -lR` of 37k entries cost the daemon 42k context switches and
- * 1,501 migrations, against 8k and none pinned, and ran about 10 % slower;
- * pinned, the client settles on another CPU. A worker that polled stays
- * pinned while polling goes on, parked or not (unpinning each one that parks
- * cost 2,800-3,500 pins and 1,365 migrations per `ls -lR`, and half the
- * gain). When polling pauses (the worker is about to sleep in read(2)), or
- * data mode or a crowd begins, each worker drops its pin as it next reads.
+ * default on). Left free, the poller and the client took turns on one CPU:
+ * the scheduler woke the client onto the poller's CPU at each reply. Pinned,
+ * the client settles on another CPU (a cold `ls -lR`: the daemon's context
+ * switches fell about sixfold, its migrations to none; docs/decisions.md).
+ * A worker that polled stays pinned while polling goes on, parked or not:
+ * unpinning each one that parks cost about 3,000 pins and 1,365 migrations
+ * per `ls -lR` and gave back part of the gain. When polling pauses (the
+ * worker is about to sleep in read(2)), or data mode or a crowd begins, each
+ * worker drops its pin as it next reads.
  * Polling pays only while requests follow replies within spin_us. After
  * RX_SPIN_MISSES polls in a row found nothing (an idle mount, a client that
  * thinks between requests, a machine so busy the client waits for a CPU)
@@ -213,12 +213,17 @@ static void rx_pin_poller(void)
 	rx_pin_to(cpu);
 }
 
-/* Polling stops (a pause, data mode, a crowd): this worker is free again. */
+/*
+ * Polling stops (a pause, data mode, a crowd): this worker is free again.
+ * Called for every read in data mode: the shared word is written only when
+ * it changes, so workers reading side by side do not bounce its line.
+ */
 static void rx_unpin(void)
 {
 	if (!rx_pin_on)
 		return;
-	__atomic_store_n(&rx.pin_cpu, -1, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&rx.pin_cpu, __ATOMIC_RELAXED) >= 0)
+		__atomic_store_n(&rx.pin_cpu, -1, __ATOMIC_RELAXED);
 	rx_pin_to(-1);
 }
 

@@ -238,7 +238,6 @@ log "daemon CPU for 3000 getxattr 0.3 ms apart: polling ${on} ms, libfuse's loop
 # polling every gap for 50 us would add 150 ms
 [ "$on" -lt $((off * 2 + 40)) ] || fail "polling went on for a thinking client: $on ms against $off"
 
-
 # crowd CLIENTS: while CLIENTS processes call getxattr(2) in a loop (2 s,
 # then 20 samples, which stretch the window under load), how often the crowd
 # rule fired (the daemon's own count, not a timing), then
