@@ -175,7 +175,10 @@ static void fuse_ioctl_getversion(fuse_req_t req, uint32_t ino, size_t out_bufsz
 }
 
 /* The text, NUL-terminated, in the caller's UF2FS_IOC_STATS_SIZE buffer. */
-/* How the kernel's page cache meets this mount: defaults depend on other options. */
+/*
+ * How the kernel's page cache meets this mount (defaults depend on other
+ * options), and on a casefold image how often its dentries were ended.
+ */
 static size_t fuse_stats_mode(const struct fuse_uf2fs *u, char *buf, size_t size)
 {
 	const char *mode = !u->mounted_rw ? "read-only" :
@@ -183,6 +186,12 @@ static size_t fuse_stats_mode(const struct fuse_uf2fs *u, char *buf, size_t size
 			   u->writeback_cache ? "writeback_cache" : "no_writeback_cache";
 	int n = snprintf(buf, size, "mount: %s\n", mode);
 
+	if (n >= 0 && (size_t)n < size && u->casefold) {
+		int m = snprintf(buf + n, size - n, "casefold: alias lookups %lu, epoch bumps %lu\n",
+				 atomic_load(&u->cf_alias_lookups), atomic_load(&u->cf_bumps));
+
+		n = m < 0 ? n : n + m;
+	}
 	return n < 0 ? 0 : (size_t)n;
 }
 

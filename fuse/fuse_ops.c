@@ -302,11 +302,35 @@ bool fuse_uf2fs_cf_uncached(struct fuse_uf2fs *u, uint32_t dir)
 	return fuse_uf2fs_casefolded(u, dir) && !fuse_uf2fs_cf_epoch(u);
 }
 
+/*
+ * The kernel names a dentry by the bytes it was asked for. One made from a
+ * readdirplus entry, a creation or a rename carries the stored name, and
+ * the unlink, rmdir or rename that goes through it drops or moves it: only
+ * a dentry from a lookup of another spelling (an alias) can outlive its
+ * entry. So the epoch goes up only if such a lookup was answered since it
+ * last went up; a casefolded rm -rf of listed names then costs no LOOKUP
+ * per entry. The kernel stamps a lookup's dentry with the epoch it read
+ * before sending the request, and the flag is set before the reply: an
+ * alias noted before the exchange below is ended by the bump after it, one
+ * noted after it leaves the flag set for the next change.
+ */
+void fuse_uf2fs_cf_looked_up(struct fuse_uf2fs *u, bool alias)
+{
+	if (!alias)
+		return;
+	atomic_fetch_add_explicit(&u->cf_alias_lookups, 1, memory_order_relaxed);
+	if (!atomic_load_explicit(&u->cf_alias, memory_order_relaxed))
+		atomic_store(&u->cf_alias, true);
+}
+
 void fuse_uf2fs_cf_changed(struct fuse_uf2fs *u, uint32_t dir, uint32_t dir2)
 {
 	if (!fuse_uf2fs_casefolded(u, dir) && (dir2 == dir || !fuse_uf2fs_casefolded(u, dir2)))
 		return;
-	if (!fuse_uf2fs_cf_epoch(u) || fuse_uf2fs_inc_epoch(u))
+	if (!fuse_uf2fs_cf_epoch(u) || !atomic_exchange(&u->cf_alias, false))
+		return;
+	atomic_fetch_add_explicit(&u->cf_bumps, 1, memory_order_relaxed);
+	if (fuse_uf2fs_inc_epoch(u))
 		return;
 	/* It worked before: from now on entries there are not cached. */
 	atomic_store(&u->cf_epoch, -1);
@@ -320,6 +344,7 @@ void fuse_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct fuse_uf2fs *u = fuse_uf2fs_of(req);
 	struct fuse_entry_param e;
 	size_t len = strlen(name);
+	bool alias = false;
 	uint32_t ino;
 	int ret;
 
@@ -336,7 +361,7 @@ void fuse_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	 * own ".." entry, as f2fs_get_parent reads it; not i_pino, which a
 	 * hard-linked file cannot keep right. The root's is the root.
 	 */
-	ret = uf2fs_lookup(u->fs, fuse_ino_to_f2fs(u, parent), name, len, &ino);
+	ret = uf2fs_lookup_alias(u->fs, fuse_ino_to_f2fs(u, parent), name, len, &ino, &alias);
 	if (ret == -ENOENT) {
 		/*
 		 * A negative entry: the kernel caches the miss for the timeout.
@@ -353,10 +378,12 @@ void fuse_op_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		ret = fuse_uf2fs_entry(u, ino, &e);
 	if (ret == 0 && fuse_uf2fs_cf_uncached(u, fuse_ino_to_f2fs(u, parent)))
 		e.entry_timeout = 0;
-	if (ret < 0)
+	if (ret < 0) {
 		fuse_op_error(req, ret);
-	else
-		fuse_reply_entry(req, &e);
+		return;
+	}
+	fuse_uf2fs_cf_looked_up(u, alias);
+	fuse_reply_entry(req, &e);
 }
 
 /*

@@ -50,6 +50,8 @@ struct fuse_uf2fs {
 	double timeout;			/* entry and attr validity, seconds */
 	bool casefold;			/* the image may have case-insensitive directories */
 	atomic_int cf_epoch;		/* fuse_uf2fs_cf_uncached: 0 unknown, 1 works, -1 not */
+	atomic_bool cf_alias;		/* a lookup answered another spelling: see cf_changed */
+	atomic_ulong cf_bumps, cf_alias_lookups;	/* for uf2fs stats */
 	struct fuse_conn_info_opts *conn_opts;	/* -o async_read etc., applied in init */
 	pthread_mutex_t shutdown_lock;	/* destroy and the main thread may race */
 	int shutdown_err;		/* the final checkpoint's result */
@@ -176,17 +178,21 @@ int fuse_uf2fs_entry_attr(struct fuse_uf2fs *u, const struct uf2fs_attr *attr,
  * The kernel's dentry cache compares names byte for byte. In a casefolded
  * directory one entry answers to many names, and a change made under one
  * name leaves the kernel's dentries for the others stale. Where the kernel
- * has FUSE_NOTIFY_INC_EPOCH, every unlink, rmdir and rename in a casefolded
- * directory ends every dentry the kernel holds (fuse_uf2fs_cf_changed), so
- * entries there are cached as elsewhere; without it they are not (timeout
- * 0: every use asks us again). Misses are never cached on a casefold image:
- * a create under another case would not clear them. dir is an f2fs ino.
+ * has FUSE_NOTIFY_INC_EPOCH, an unlink, rmdir or rename in a casefolded
+ * directory ends every dentry the kernel holds (fuse_uf2fs_cf_changed) if a
+ * lookup answered a spelling other than the stored one since the last such
+ * end, so entries there are cached as elsewhere; without it they are not
+ * (timeout 0: every use asks us again). Misses are never cached on a
+ * casefold image: a create under another case would not clear them. dir is
+ * an f2fs ino.
  */
 bool fuse_uf2fs_casefolded(struct fuse_uf2fs *u, uint32_t dir);
 /* An entry of dir gets entry timeout 0. */
 bool fuse_uf2fs_cf_uncached(struct fuse_uf2fs *u, uint32_t dir);
 /* Before the reply to an unlink, rmdir or rename that touched casefolded dirs. */
 void fuse_uf2fs_cf_changed(struct fuse_uf2fs *u, uint32_t dir, uint32_t dir2);
+/* A lookup answered: before the reply, note if the name was another spelling. */
+void fuse_uf2fs_cf_looked_up(struct fuse_uf2fs *u, bool alias);
 /*
  * Tell the kernel that an inode's attributes changed behind its back (the
  * daemon's own kill-priv, flags): its next stat asks again. Data stays cached.

@@ -134,7 +134,7 @@ static int ra_dentry_inodes(struct f2fs_sb_info *sbi, const struct f2fs_dentry_p
  * entry's stored hash is not the one its name gets here.
  */
 static int find_in_dentries(struct f2fs_sb_info *sbi, const struct f2fs_dentry_ptr *d,
-			    const struct f2fs_filename *fn, bool match_hash, bool *hashes_ok,
+			    struct f2fs_filename *fn, bool match_hash, bool *hashes_ok,
 			    const char *where, uint32_t where_blk, nid_t dir, nid_t *ino,
 			    unsigned int *ftype)
 {
@@ -162,6 +162,8 @@ static int find_in_dentries(struct f2fs_sb_info *sbi, const struct f2fs_dentry_p
 		    f2fs_match_name(fn, d->filename[bit], nlen)) {
 			*ino = le32(de->ino);
 			*ftype = de->file_type;
+			fn->alias = !fn->nokey && (nlen != fn->len ||
+						    memcmp(d->filename[bit], fn->name, nlen));
 			return ra_dentry_inodes(sbi, d, bit, *ino);
 		}
 		bit += GET_DENTRY_SLOTS(nlen);
@@ -170,7 +172,7 @@ static int find_in_dentries(struct f2fs_sb_info *sbi, const struct f2fs_dentry_p
 }
 
 static int find_in_inline(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
-			  const struct f2fs_filename *fn, bool match_hash, bool *hashes_ok,
+			  struct f2fs_filename *fn, bool match_hash, bool *hashes_ok,
 			  nid_t *ino, unsigned int *ftype)
 {
 	struct folio *f = f2fs_get_inode_folio(sbi, dir->ino);
@@ -214,7 +216,7 @@ static uint64_t dir_blocks(const struct f2fs_inode_info *dir)
 
 /* Search one dentry block; a hole is an empty block. */
 static int find_in_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, uint64_t bidx,
-			 const struct f2fs_filename *fn, bool match_hash, bool *hashes_ok,
+			 struct f2fs_filename *fn, bool match_hash, bool *hashes_ok,
 			 nid_t *ino, unsigned int *ftype)
 {
 	struct f2fs_dentry_ptr d;
@@ -244,7 +246,7 @@ static int find_in_block(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, 
 
 /* Every block, names compared without their hash. */
 static int find_linear(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
-		       const struct f2fs_filename *fn, bool *hashes_ok, nid_t *ino,
+		       struct f2fs_filename *fn, bool *hashes_ok, nid_t *ino,
 		       unsigned int *ftype)
 {
 	if (f2fs_is_inline_dentry(dir))
@@ -260,7 +262,7 @@ static int find_linear(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
 
 /* The name's bucket at each level, as the kernel's __f2fs_find_entry. */
 static int find_hashed(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
-		       const struct f2fs_filename *fn, nid_t *ino, unsigned int *ftype)
+		       struct f2fs_filename *fn, nid_t *ino, unsigned int *ftype)
 {
 	unsigned int depth = MIN(dir->current_depth, (uint32_t)MAX_DIR_HASH_DEPTH);
 
@@ -285,6 +287,13 @@ static int find_hashed(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
 int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
 		    size_t len, nid_t *ino, unsigned int *ftype)
 {
+	return f2fs_find_entry_alias(sbi, dir, name, len, ino, ftype, NULL);
+}
+
+int f2fs_find_entry_alias(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+			  const char *name, size_t len, nid_t *ino, unsigned int *ftype,
+			  bool *alias)
+{
 	struct f2fs_filename fn;
 	int ret;
 
@@ -296,8 +305,9 @@ int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const
 	if (ret)
 		return ret;
 	if (fn.linear)
-		return find_linear(sbi, dir, &fn, NULL, ino, ftype);
-	ret = find_hashed(sbi, dir, &fn, ino, ftype);
+		ret = find_linear(sbi, dir, &fn, NULL, ino, ftype);
+	else
+		ret = find_hashed(sbi, dir, &fn, ino, ftype);
 	/*
 	 * A casefolded name hashed under other Unicode rules: newer kernels
 	 * look on through every block. That costs a fold per entry, so a
@@ -312,12 +322,14 @@ int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const
 		if (ret == -ENOENT && ok)
 			atomic_store(&dir->cf_hashes_ok, true);
 	}
+	if (ret == 0 && alias)
+		*alias = fn.alias;
 	return ret;
 }
 
 /* A name set up already: an encrypted name as stored (roll-forward recovery). */
 int f2fs_find_entry_fn(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
-		       const struct f2fs_filename *fn, nid_t *ino, unsigned int *ftype)
+		       struct f2fs_filename *fn, nid_t *ino, unsigned int *ftype)
 {
 	return find_hashed(sbi, dir, fn, ino, ftype);
 }

@@ -834,6 +834,8 @@ struct f2fs_filename {
 	size_t usr_len;
 	struct f2fs_sb_info *sbi;
 	struct f2fs_inode_info *dir;
+	/* out: the last match was a stored name of another spelling (folded) */
+	bool alias;
 	uint8_t cf_buf[F2FS_NAME_LEN];
 	uint8_t crypt_buf[F2FS_NAME_LEN + 1];	/* ciphertext, or the decoded no-key name */
 };
@@ -853,6 +855,10 @@ int f2fs_casefold_check_sb(struct f2fs_sb_info *sbi, bool writable);
 
 int f2fs_find_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, const char *name,
 		    size_t len, nid_t *ino, unsigned int *ftype);
+/* The same; *alias: the name found is stored under another spelling (casefolded dirs). */
+int f2fs_find_entry_alias(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
+			  const char *name, size_t len, nid_t *ino, unsigned int *ftype,
+			  bool *alias);
 int f2fs_readdir(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, uint64_t pos,
 		 uf2fs_filldir_t fill, void *arg);
 unsigned int f2fs_ftype_to_dtype(unsigned int ft);
@@ -864,7 +870,7 @@ int f2fs_delete_entry(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir, con
 		      size_t len);
 /* The same with a name set up already (recovery: encrypted names as stored). */
 int f2fs_find_entry_fn(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
-		       const struct f2fs_filename *fn, nid_t *ino, unsigned int *ftype);
+		       struct f2fs_filename *fn, nid_t *ino, unsigned int *ftype);
 int f2fs_add_link_fn(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,
 		     const struct f2fs_filename *fn, nid_t ino, uint32_t mode);
 int f2fs_delete_entry_fn(struct f2fs_sb_info *sbi, struct f2fs_inode_info *dir,

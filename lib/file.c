@@ -33,6 +33,12 @@ static struct f2fs_inode_info *get_inode(struct f2fs_sb_info *sbi, uint32_t ino)
 
 int uf2fs_lookup(struct uf2fs *fs, uint32_t dir, const char *name, size_t len, uint32_t *ino)
 {
+	return uf2fs_lookup_alias(fs, dir, name, len, ino, NULL);
+}
+
+int uf2fs_lookup_alias(struct uf2fs *fs, uint32_t dir, const char *name, size_t len,
+		       uint32_t *ino, bool *alias)
+{
 	struct f2fs_sb_info *sbi = SBI(fs);
 	struct f2fs_inode_info *di;
 	unsigned int ftype;
@@ -47,7 +53,7 @@ int uf2fs_lookup(struct uf2fs *fs, uint32_t dir, const char *name, size_t len, u
 		goto out;
 	}
 	pthread_rwlock_rdlock(&di->i_rwsem);
-	ret = f2fs_find_entry(sbi, di, name, len, ino, &ftype);
+	ret = f2fs_find_entry_alias(sbi, di, name, len, ino, &ftype, alias);
 	pthread_rwlock_unlock(&di->i_rwsem);
 	f2fs_iput(sbi, di);
 out:

@@ -250,6 +250,13 @@ const char *uf2fs_last_error(const struct uf2fs *fs);
 
 /* /// Namespace /// */
 int uf2fs_lookup(struct uf2fs *fs, uint32_t dir, const char *name, size_t len, uint32_t *ino);
+/*
+ * The same; *alias (set on success) says the entry found is stored under
+ * another spelling of the name (a casefolded directory), so a cache keyed
+ * by the bytes of names may now hold two names for one entry.
+ */
+int uf2fs_lookup_alias(struct uf2fs *fs, uint32_t dir, const char *name, size_t len,
+		       uint32_t *ino, bool *alias);
 /* Walk a path from the root; follows no symlinks at all (callers that need to, walk
  * with uf2fs_lookup). uf2fs_lookup takes no reference: forget is advisory. */
 int uf2fs_resolve(struct uf2fs *fs, const char *path, uint32_t *ino);
