@@ -205,6 +205,24 @@ static int fuse_write_kill_caps(struct fuse_uf2fs *u, fuse_ino_t ino)
 	return ret == -ENODATA ? 0 : ret;
 }
 
+/*
+ * An O_DIRECT write: the kernel drops the file's cached pages in the range
+ * before it sends the WRITE, and after it only for a synchronous write (an
+ * AIO one completes in FUSE without that step). A buffered reader that
+ * fetched the range in between keeps the old data cached for good
+ * (xfstests generic/451). So the range is dropped here, after the data is
+ * in and before the reply: a page being read meanwhile is locked, and the
+ * invalidation waits for it and then drops it. A mount without kept pages
+ * (direct_io) has nothing to drop.
+ */
+static void fuse_write_direct_done(struct fuse_uf2fs *u, fuse_ino_t ino,
+				   const struct fuse_file_info *fi, off_t off, ssize_t n)
+{
+	if (!(fi->fh & FUSE_FH_O_DIRECT) || fi->writepage || u->direct_io || !u->se)
+		return;
+	fuse_uf2fs_inval_inode(u->se, ino, off, n);
+}
+
 void fuse_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
@@ -235,6 +253,8 @@ void fuse_op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size,
 		n = uf2fs_write_flags(u->fs, f2fs_ino, buf, size, off,
 				      u->writeback_cache && fi->writepage ?
 				      UF2FS_WRITE_KEEP_TIMES : 0);
+	if (n > 0)
+		fuse_write_direct_done(u, ino, fi, off, n);
 	if (n < 0)
 		fuse_op_error(req, n);
 	else
