@@ -162,6 +162,28 @@ static int fuse_read_emit(void *arg, const struct iovec *iov, int cnt)
 	return fuse_reply_iov(r->req, iov, cnt) ? -1 : 0;
 }
 
+static unsigned int fuse_page_read_bit(fuse_ino_t ino)
+{
+	return (unsigned int)((ino * 0x9e3779b97f4a7c15ull) >> 52);	/* 12 bits */
+}
+
+void fuse_page_read_note(struct fuse_uf2fs *u, fuse_ino_t ino)
+{
+	unsigned int b = fuse_page_read_bit(ino);
+	uint64_t m = 1ull << (b % 64);
+
+	/* a load first: the word is shared, and set bits stay set */
+	if (!(atomic_load(&u->page_read[b / 64]) & m))
+		atomic_fetch_or(&u->page_read[b / 64], m);
+}
+
+bool fuse_page_read_seen(struct fuse_uf2fs *u, fuse_ino_t ino)
+{
+	unsigned int b = fuse_page_read_bit(ino);
+
+	return atomic_load(&u->page_read[b / 64]) & (1ull << (b % 64));
+}
+
 void fuse_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		  struct fuse_file_info *fi)
 {
@@ -173,6 +195,8 @@ void fuse_op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, EOPNOTSUPP);
 		return;
 	}
+	if (!(fi->fh & FUSE_FH_O_DIRECT) && !u->direct_io)
+		fuse_page_read_note(u, ino);
 	n = uf2fs_read_iov(u->fs, fuse_ino_to_f2fs(u, ino), size, off, fuse_read_emit, &r);
 	if (n < 0 && !r.replied)
 		fuse_op_error(req, n);

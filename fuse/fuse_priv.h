@@ -30,6 +30,8 @@
 /* One block holds a symlink target. */
 #define FUSE_UF2FS_SYMLINK_MAX	4096
 
+#define FUSE_PAGE_READ_WORDS	64	/* 4096 bits */
+
 struct fuse_uf2fs {
 	struct uf2fs *fs;		/* NULL once shut down */
 	struct fuse_session *se;	/* for notifications to the kernel */
@@ -51,6 +53,8 @@ struct fuse_uf2fs {
 	bool casefold;			/* the image may have case-insensitive directories */
 	atomic_int cf_epoch;		/* fuse_uf2fs_cf_uncached: 0 unknown, 1 works, -1 not */
 	atomic_bool cf_alias;		/* a lookup answered another spelling: see cf_changed */
+	/* inodes (hashed) whose pages the kernel filled by READ: fuse_page_read */
+	_Atomic uint64_t page_read[FUSE_PAGE_READ_WORDS];
 	atomic_ulong cf_bumps, cf_alias_lookups;	/* for uf2fs stats */
 	struct fuse_conn_info_opts *conn_opts;	/* -o async_read etc., applied in init */
 	pthread_mutex_t shutdown_lock;	/* destroy and the main thread may race */
@@ -59,6 +63,14 @@ struct fuse_uf2fs {
 
 /* fuse_file_info.fh of regular files: the open had O_DIRECT. */
 #define FUSE_FH_O_DIRECT	1u
+/*
+ * A READ through a handle without O_DIRECT fills the kernel's page cache.
+ * Noted per inode (hashed, never cleared: a collision only costs an
+ * invalidation) before the data is read, so an O_DIRECT write that follows
+ * knows whether kept pages may be stale (fuse_write_direct_done).
+ */
+void fuse_page_read_note(struct fuse_uf2fs *u, fuse_ino_t ino);
+bool fuse_page_read_seen(struct fuse_uf2fs *u, fuse_ino_t ino);
 bool fuse_direct_on_atomic(struct fuse_uf2fs *u, fuse_ino_t ino, const struct fuse_file_info *fi);
 
 /* fuse_idmap.c: -o fakeroot, uid=, gid= (the image's owners and the mounting user). */

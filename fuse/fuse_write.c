@@ -212,13 +212,19 @@ static int fuse_write_kill_caps(struct fuse_uf2fs *u, fuse_ino_t ino)
  * fetched the range in between keeps the old data cached for good
  * (xfstests generic/451). So the range is dropped here, after the data is
  * in and before the reply: a page being read meanwhile is locked, and the
- * invalidation waits for it and then drops it. A mount without kept pages
- * (direct_io) has nothing to drop.
+ * invalidation waits for it and then drops it. Only for an inode whose
+ * pages a READ has filled: the notification also ends the kernel's cached
+ * attributes, so the next write asks for them again, which halved O_DIRECT
+ * write rates when done for every write. A READ notes its inode before it
+ * reads, so one that read the old data is seen here. A mount without kept
+ * pages (direct_io) has nothing to drop. Not covered: a mapping of a
+ * handle opened with O_DIRECT, whose page faults read through that handle.
  */
 static void fuse_write_direct_done(struct fuse_uf2fs *u, fuse_ino_t ino,
 				   const struct fuse_file_info *fi, off_t off, ssize_t n)
 {
-	if (!(fi->fh & FUSE_FH_O_DIRECT) || fi->writepage || u->direct_io || !u->se)
+	if (!(fi->fh & FUSE_FH_O_DIRECT) || fi->writepage || u->direct_io || !u->se ||
+	    !fuse_page_read_seen(u, ino))
 		return;
 	fuse_uf2fs_inval_inode(u->se, ino, off, n);
 }
