@@ -146,7 +146,7 @@ def report(res, bss):
           "format's own cost." % (res["size"] // MIB),
           "", "| workload | bs | " + " | ".join(SOURCES) +
           " | nbd/local | qcow2/local | qcow2/qraw |",
-          "|---|---|" + "---:|" * (len(SOURCES) + 4)]
+          "|---|---|" + "---:|" * (len(SOURCES) + 3)]
     ratio = lambda a, b: "%.2f" % (a / b) if a and b else "n/a"  # noqa: E731
     for wl in ("read", "write"):
         for bs in bss:
