@@ -162,8 +162,9 @@ static int find_in_dentries(struct f2fs_sb_info *sbi, const struct f2fs_dentry_p
 		    f2fs_match_name(fn, d->filename[bit], nlen)) {
 			*ino = le32(de->ino);
 			*ftype = de->file_type;
-			fn->alias = !fn->nokey && (nlen != fn->len ||
-						    memcmp(d->filename[bit], fn->name, nlen));
+			/* elsewhere a match is exact by definition */
+			fn->alias = fn->casefold && !fn->nokey &&
+				    (nlen != fn->len || memcmp(d->filename[bit], fn->name, nlen));
 			return ra_dentry_inodes(sbi, d, bit, *ino);
 		}
 		bit += GET_DENTRY_SLOTS(nlen);
