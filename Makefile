@@ -167,7 +167,7 @@ check-san:
 
 check-tsan:
 	$(MAKE) SAN=thread all tests
-	@TEST_FILTER='threads|integration/(fuse-rx|rw-fuse|dir-cache|flusher|wbc-semantics)\.sh' \
+	@TEST_FILTER='threads|integration/(fuse-rx|rw-fuse|dir-cache|flusher|wbc-semantics|nbd)\.sh' \
 		BUILD=build-san-thread \
 		TSAN_OPTIONS=halt_on_error=1 tests/run.sh unit integration
 

@@ -10,20 +10,28 @@
  * Durability: FLUSH where the server has it (fsync, checkpoints), and FUA
  * on the checkpoint's closing block where it has that too.
  *
- * Concurrency: one handle, libnbd's asynchronous API. Caller threads submit
- * their commands (one per iovec segment, so a vectored request is several
- * commands in flight) and sleep on a condition variable; one I/O thread polls
- * the socket and drives the handle. One handle rather than one per thread,
+ * Concurrency: one handle, libnbd's asynchronous API, and no I/O thread of
+ * its own. Caller threads submit their commands (one per run of contiguous
+ * memory, so a vectored request is several commands in flight) and one of
+ * the callers that wait drives the handle: it polls the socket and lets
+ * libnbd receive every reply that has come, its own and the others'; the
+ * rest sleep on their condition variables. A driver whose commands are done
+ * hands the socket to the next waiter. A reply that its own caller receives
+ * needs no wakeup at all, and its data is copied on to FUSE by the CPU that
+ * received it. One handle rather than one per thread,
  * because socket activation starts one qemu-nbd per handle (several servers
  * on one qcow2 would each cache its metadata), and because a flush on one
  * connection covers the writes of another only when the server offers
- * multi-conn. Every libnbd call runs under nd->lock, so a completion callback
- * (which runs inside one of them) and a waiter that gives up never race.
+ * multi-conn. libnbd calls run outside nd->lock (libnbd locks the handle
+ * itself), so our bookkeeping never waits behind a receive's copy; nd->lock
+ * guards only the waiters, their counts, and how many threads are inside
+ * libnbd.
  *
  * Failure: a request that waits longer than nbd_timeout seconds, or a server
  * that closes the connection, makes the device dead: that request and every
  * later one fail with EIO, one message says why, and libnbd is not called
- * again (so no late reply can land in a buffer whose caller has gone).
+ * again. A caller that gives up returns only once no other thread is inside
+ * libnbd, so no late reply can land in a buffer whose caller has gone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,14 +57,19 @@
  */
 #define NBD_READAHEAD		(2u << 20)
 
+/* What one command does (libnbd 1.14 names no command types). */
+enum nbd_op { NBD_OP_READ, NBD_OP_WRITE, NBD_OP_TRIM, NBD_OP_FLUSH };
+
 struct nbd_dev {
 	struct nbd_handle *h;
-	pthread_t io_thread;
-	int wake_fd;			/* eventfd: a submission changed what to poll for */
+	int wake_fd;			/* eventfd: breaks the driver's poll */
 	pthread_mutex_t lock;		/* every libnbd call, and the fields below */
 	pthread_condattr_t cattr;	/* CLOCK_MONOTONIC: deadlines ignore clock steps */
 	struct nbd_wait *waiters;	/* callers waiting for replies: woken if it dies */
-	bool dead, stop, can_trim, can_flush, can_fua;
+	struct nbd_wait *driver;	/* the waiter polling the socket, or NULL */
+	unsigned int calls;		/* threads inside libnbd (or polling for it) */
+	pthread_cond_t quiet;		/* dead, and calls fell to 0 */
+	bool dead, can_trim, can_flush, can_fua;
 	unsigned int timeout;
 	const char *name;		/* the image string, for messages */
 };
@@ -68,13 +81,21 @@ struct nbd_dev {
  */
 struct nbd_wait {
 	struct nbd_dev *nd;
-	pthread_cond_t done;		/* pending reached 0, or the device died */
+	pthread_cond_t done;		/* pending reached 0, it may drive, or it died */
 	struct nbd_wait *prev, *next;	/* in nd->waiters while it waits */
 	unsigned int pending;
 	int err;
 };
 
-/// The I/O thread ///
+static void nbd_wake(struct nbd_dev *nd)
+{
+	uint64_t one = 1;
+
+	if (write(nd->wake_fd, &one, sizeof(one)) < 0)
+		return;	/* the counter is full: the driver wakes anyway */
+}
+
+/// Driving the handle ///
 
 static void nbd_set_dead(struct nbd_dev *nd, const char *why)
 {
@@ -83,74 +104,121 @@ static void nbd_set_dead(struct nbd_dev *nd, const char *why)
 	if (!nd->dead)
 		fprintf(stderr, "uf2fs: %s: NBD server lost (%s): I/O fails with EIO from now on;"
 			" remount once the server is back\n", nd->name, why);
-	nd->dead = true;
+	__atomic_store_n(&nd->dead, true, __ATOMIC_RELEASE);	/* the driver reads it unlocked */
 	for (struct nbd_wait *w = nd->waiters; w; w = w->next)
 		pthread_cond_signal(&w->done);
+	if (nd->driver)
+		nbd_wake(nd);
 }
 
-/* Runs inside a libnbd call, so with nd->lock held. */
+/* This thread is the driver, inside its libnbd calls. */
+static __thread bool nbd_driving;
+
+/*
+ * Runs inside a libnbd call, without nd->lock. Its waiter is still there:
+ * a waiter leaves only when its count is 0, or once the device is dead and
+ * no thread is inside libnbd (and a dead device's callbacks touch nothing).
+ */
 static int nbd_cmd_done(void *arg, int *error)
 {
 	struct nbd_wait *w = arg;
+	struct nbd_dev *nd = w->nd;
 
-	if (w->nd->dead)
-		return 1;	/* the waiter has gone: its frame is no longer ours */
-	if (*error && !w->err)
-		w->err = -*error;
-	if (!--w->pending)
-		pthread_cond_signal(&w->done);
+	pthread_mutex_lock(&nd->lock);
+	if (!nd->dead) {
+		if (*error && !w->err)
+			w->err = -*error;
+		if (!--w->pending) {
+			pthread_cond_signal(&w->done);
+			if (nd->driver == w && !nbd_driving)
+				nbd_wake(nd);	/* finished by another thread: stop polling */
+		}
+	}
+	pthread_mutex_unlock(&nd->lock);
 	return 1;
 }
 
-static void *nbd_io_main(void *arg)
+/* Before a libnbd call (nd->lock held): false once the device is dead. */
+static bool nbd_enter(struct nbd_dev *nd)
 {
-	struct nbd_dev *nd = arg;
+	if (nd->dead)
+		return false;
+	nd->calls++;
+	return true;
+}
+
+/* After it (nd->lock held). */
+static void nbd_leave(struct nbd_dev *nd)
+{
+	if (!--nd->calls && nd->dead)
+		pthread_cond_broadcast(&nd->quiet);
+}
+
+static int nbd_ms_left(const struct timespec *deadline)
+{
+	struct timespec now;
+	long long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (deadline->tv_sec - now.tv_sec) * 1000LL +
+	     (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms < 0 ? 0 : ms > 1000 ? 1000 : ms;
+}
+
+/*
+ * One round as the driver (nd->lock held on entry and exit, dropped for the
+ * rest): wait for the socket (or a submission that left bytes to send),
+ * then let libnbd move what it can. Replies complete their commands through
+ * nbd_cmd_done, whoever they belong to.
+ */
+static void nbd_drive_once(struct nbd_dev *nd, struct nbd_wait *w,
+			   const struct timespec *deadline)
+{
 	struct pollfd p[2] = { { .fd = -1 }, { .fd = nd->wake_fd, .events = POLLIN } };
+	bool closed = false;
 	uint64_t junk;
+	unsigned int dir;
+	int n;
 
-	pthread_mutex_lock(&nd->lock);
-	while (!nd->stop && !nd->dead) {
-		unsigned int dir = nbd_aio_get_direction(nd->h);
-
-		p[0].fd = nbd_aio_get_fd(nd->h);
-		p[0].events = (dir & LIBNBD_AIO_DIRECTION_READ ? POLLIN : 0) |
-			      (dir & LIBNBD_AIO_DIRECTION_WRITE ? POLLOUT : 0);
-		pthread_mutex_unlock(&nd->lock);
-		poll(p, 2, 1000);
-		pthread_mutex_lock(&nd->lock);
-		if (p[1].revents & POLLIN && read(nd->wake_fd, &junk, sizeof(junk)) < 0)
-			junk = 0;
-		if (nd->stop || nd->dead)
-			break;
+	__atomic_store_n(&nd->driver, w, __ATOMIC_RELAXED);	/* nbd_kick reads it unlocked */
+	nd->calls++;
+	pthread_mutex_unlock(&nd->lock);
+	dir = nbd_aio_get_direction(nd->h);
+	p[0].fd = nbd_aio_get_fd(nd->h);
+	p[0].events = (dir & LIBNBD_AIO_DIRECTION_READ ? POLLIN : 0) |
+		      (dir & LIBNBD_AIO_DIRECTION_WRITE ? POLLOUT : 0);
+	n = poll(p, 2, nbd_ms_left(deadline));
+	if (p[1].revents & POLLIN && read(nd->wake_fd, &junk, sizeof(junk)) < 0)
+		junk = 0;
+	/* a device declared dead while we polled is not touched again */
+	if (n > 0 && !__atomic_load_n(&nd->dead, __ATOMIC_ACQUIRE)) {
+		nbd_driving = true;
 		if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
 			nbd_aio_notify_read(nd->h);
 		else if (p[0].revents & POLLOUT)
 			nbd_aio_notify_write(nd->h);
-		if (nbd_aio_is_dead(nd->h) || nbd_aio_is_closed(nd->h))
-			nbd_set_dead(nd, "connection closed");
+		nbd_driving = false;
+		closed = nbd_aio_is_dead(nd->h) || nbd_aio_is_closed(nd->h);
 	}
-	pthread_mutex_unlock(&nd->lock);
-	return NULL;
+	pthread_mutex_lock(&nd->lock);
+	__atomic_store_n(&nd->driver, NULL, __ATOMIC_RELAXED);
+	if (closed)
+		nbd_set_dead(nd, "connection closed");
+	nbd_leave(nd);
 }
 
 /// Requests ///
 
-static void nbd_wake(struct nbd_dev *nd)
-{
-	uint64_t one = 1;
-
-	if (write(nd->wake_fd, &one, sizeof(one)) < 0)
-		return;	/* the counter is full: the thread is awake anyway */
-}
-
 /*
- * After a submission (nd->lock held): libnbd sends a command from within the
- * aio call when the socket takes it, and the I/O thread already polls for the
- * replies; it needs waking only when something is left to send (POLLOUT).
+ * After a submission (inside libnbd, without nd->lock): libnbd sends a
+ * command from within the aio call when the socket takes it, and a driver
+ * already polls for the replies; it needs waking only when something is left
+ * to send (POLLOUT). Without a driver, the submitter becomes one.
  */
 static void nbd_kick(struct nbd_dev *nd)
 {
-	if (nbd_aio_get_direction(nd->h) & LIBNBD_AIO_DIRECTION_WRITE)
+	if (__atomic_load_n(&nd->driver, __ATOMIC_RELAXED) &&
+	    nbd_aio_get_direction(nd->h) & LIBNBD_AIO_DIRECTION_WRITE)
 		nbd_wake(nd);
 }
 
@@ -161,9 +229,20 @@ static void nbd_wait_init(struct nbd_dev *nd, struct nbd_wait *w)
 	pthread_cond_init(&w->done, &nd->cattr);
 }
 
+/* Enter w in the waiters (nd->lock held), before its first command. */
+static void nbd_wait_link(struct nbd_dev *nd, struct nbd_wait *w)
+{
+	w->next = nd->waiters;
+	if (w->next)
+		w->next->prev = w;
+	nd->waiters = w;
+}
+
 /*
  * Wait for w's commands, at most the timeout; called with nd->lock held.
- * Leaves w finished (its condition variable destroyed).
+ * While nobody drives the handle, this caller does. Leaves w finished (its
+ * condition variable destroyed), and hands the driving to a waiter whose
+ * commands are still out.
  */
 static int nbd_wait_all(struct nbd_dev *nd, struct nbd_wait *w)
 {
@@ -171,13 +250,12 @@ static int nbd_wait_all(struct nbd_dev *nd, struct nbd_wait *w)
 
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += nd->timeout;
-	w->next = nd->waiters;
-	if (w->next)
-		w->next->prev = w;
-	nd->waiters = w;
 	while (w->pending && !nd->dead) {
-		if (pthread_cond_timedwait(&w->done, &nd->lock, &deadline) == ETIMEDOUT &&
-		    w->pending) {
+		if (!nd->driver)
+			nbd_drive_once(nd, w, &deadline);
+		else
+			pthread_cond_timedwait(&w->done, &nd->lock, &deadline);
+		if (w->pending && !nd->dead && !nbd_ms_left(&deadline)) {
 			char why[64];
 
 			snprintf(why, sizeof(why), "no reply in %u s", nd->timeout);
@@ -191,9 +269,80 @@ static int nbd_wait_all(struct nbd_dev *nd, struct nbd_wait *w)
 	if (w->next)
 		w->next->prev = w->prev;
 	pthread_cond_destroy(&w->done);
-	if (w->pending)
-		return -EIO;
-	return w->err ? -EIO : 0;
+	if (!nd->driver && nd->waiters)
+		pthread_cond_signal(&nd->waiters->done);
+	if (!w->pending)
+		return w->err ? -EIO : 0;
+	/* our buffers may still be libnbd's: wait until nobody can fill them */
+	while (nd->calls)
+		pthread_cond_wait(&nd->quiet, &nd->lock);
+	return -EIO;
+}
+
+/* One command of w: counted before libnbd can complete it. */
+static bool nbd_issue(struct nbd_dev *nd, struct nbd_wait *w, enum nbd_op op, void *buf, size_t len,
+		      uint64_t off, uint32_t flags)
+{
+	nbd_completion_callback cb = { .callback = nbd_cmd_done, .user_data = w };
+	int64_t cookie;
+
+	pthread_mutex_lock(&nd->lock);
+	w->pending++;
+	pthread_mutex_unlock(&nd->lock);
+	switch (op) {
+	case NBD_OP_READ:
+		cookie = nbd_aio_pread(nd->h, buf, len, off, cb, 0);
+		break;
+	case NBD_OP_WRITE:
+		cookie = nbd_aio_pwrite(nd->h, buf, len, off, cb, flags);
+		break;
+	case NBD_OP_TRIM:
+		cookie = nbd_aio_trim(nd->h, len, off, cb, 0);
+		break;
+	default:
+		cookie = nbd_aio_flush(nd->h, cb, 0);
+		break;
+	}
+	if (cookie >= 0)
+		return true;
+	pthread_mutex_lock(&nd->lock);
+	w->pending--;
+	nbd_set_dead(nd, nbd_get_error());
+	pthread_mutex_unlock(&nd->lock);
+	return false;
+}
+
+/*
+ * A request's start: w waits from here, and this thread counts as inside
+ * libnbd until nbd_end. False (nothing started) on a dead device.
+ */
+static bool nbd_begin(struct nbd_dev *nd, struct nbd_wait *w)
+{
+	bool ok;
+
+	nbd_wait_init(nd, w);
+	pthread_mutex_lock(&nd->lock);
+	ok = nbd_enter(nd);
+	if (ok)
+		nbd_wait_link(nd, w);
+	pthread_mutex_unlock(&nd->lock);
+	if (!ok)
+		pthread_cond_destroy(&w->done);
+	return ok;
+}
+
+/* Its end, once its commands are issued (ok) or one failed: wait for them. */
+static int nbd_end(struct nbd_dev *nd, struct nbd_wait *w, bool ok)
+{
+	int ret;
+
+	if (ok)
+		nbd_kick(nd);
+	pthread_mutex_lock(&nd->lock);
+	nbd_leave(nd);
+	ret = nbd_wait_all(nd, w);
+	pthread_mutex_unlock(&nd->lock);
+	return ret;
 }
 
 /*
@@ -203,56 +352,46 @@ static int nbd_wait_all(struct nbd_dev *nd, struct nbd_wait *w)
  * overhead per block.
  */
 static int nbd_rw(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off,
-		  bool write, uint32_t flags)
+		  enum nbd_op op, uint32_t flags)
 {
 	struct nbd_dev *nd = dev->priv;
 	struct nbd_wait w;
-	nbd_completion_callback cb = { .callback = nbd_cmd_done, .user_data = &w };
-	int ret;
+	bool ok;
 
-	nbd_wait_init(nd, &w);
-	pthread_mutex_lock(&nd->lock);
-	for (int i = 0; i < cnt && !nd->dead; ) {
+	if (!nbd_begin(nd, &w))
+		return -EIO;
+	ok = true;
+	for (int i = 0; i < cnt && ok; ) {
 		uint8_t *buf = iov[i].iov_base;
 		size_t n = 0;
-		int64_t cookie;
 
 		/* the first segment may itself be longer than a command */
 		do {
 			n += iov[i].iov_len;
 		} while (++i < cnt && (uint8_t *)iov[i].iov_base == buf + n &&
 			 n + iov[i].iov_len <= NBD_MAX_CMD);
-		for (size_t done = 0, len; done < n && !nd->dead; done += len, off += len) {
+		for (size_t done = 0, len; done < n && ok; done += len, off += len) {
 			len = n - done < NBD_MAX_CMD ? n - done : NBD_MAX_CMD;
-			cookie = write ? nbd_aio_pwrite(nd->h, buf + done, len, off, cb, flags) :
-					 nbd_aio_pread(nd->h, buf + done, len, off, cb, 0);
-			if (cookie < 0) {
-				nbd_set_dead(nd, nbd_get_error());
-				break;
-			}
-			w.pending++;
+			ok = nbd_issue(nd, &w, op, buf + done, len, off, flags);
 		}
 	}
-	nbd_kick(nd);
-	ret = nbd_wait_all(nd, &w);
-	pthread_mutex_unlock(&nd->lock);
-	return ret;
+	return nbd_end(nd, &w, ok);
 }
 
 static int nbd_readv(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
 {
-	return nbd_rw(dev, iov, cnt, off, false, 0);
+	return nbd_rw(dev, iov, cnt, off, NBD_OP_READ, 0);
 }
 
 static int nbd_writev(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
 {
-	return nbd_rw(dev, iov, cnt, off, true, 0);
+	return nbd_rw(dev, iov, cnt, off, NBD_OP_WRITE, 0);
 }
 
 /* Only in the ops of a server that offers FUA (the checkpoint's last block). */
 static int nbd_writev_fua(struct f2fs_dev *dev, const struct iovec *iov, int cnt, uint64_t off)
 {
-	return nbd_rw(dev, iov, cnt, off, true, LIBNBD_CMD_FLAG_FUA);
+	return nbd_rw(dev, iov, cnt, off, NBD_OP_WRITE, LIBNBD_CMD_FLAG_FUA);
 }
 
 /* FLUSH or TRIM: one command. */
@@ -260,25 +399,11 @@ static int nbd_one(struct f2fs_dev *dev, bool trim, uint64_t off, uint64_t len)
 {
 	struct nbd_dev *nd = dev->priv;
 	struct nbd_wait w;
-	nbd_completion_callback cb = { .callback = nbd_cmd_done, .user_data = &w };
-	int ret = -EIO;
 
-	pthread_mutex_lock(&nd->lock);
-	if (!nd->dead) {
-		nbd_wait_init(nd, &w);
-		int64_t cookie = trim ? nbd_aio_trim(nd->h, len, off, cb, 0) :
-					nbd_aio_flush(nd->h, cb, 0);
-
-		if (cookie >= 0) {
-			w.pending = 1;
-			nbd_kick(nd);
-		} else {
-			nbd_set_dead(nd, nbd_get_error());
-		}
-		ret = nbd_wait_all(nd, &w);
-	}
-	pthread_mutex_unlock(&nd->lock);
-	return ret;
+	if (!nbd_begin(nd, &w))
+		return -EIO;
+	return nbd_end(nd, &w, nbd_issue(nd, &w, trim ? NBD_OP_TRIM : NBD_OP_FLUSH, NULL, len,
+					  off, 0));
 }
 
 static int nbd_dev_flush(struct f2fs_dev *dev)
@@ -306,17 +431,13 @@ static void nbd_dev_close(struct f2fs_dev *dev)
 
 	if (!nd)
 		return;
-	pthread_mutex_lock(&nd->lock);
-	nd->stop = true;
-	pthread_mutex_unlock(&nd->lock);
-	nbd_wake(nd);
-	pthread_join(nd->io_thread, NULL);
 	/* a clean NBD_CMD_DISC; qemu-nbd then exits and nbd_close reaps it */
 	if (!nd->dead)
 		nbd_shutdown(nd->h, 0);
 	nbd_close(nd->h);
 	close(nd->wake_fd);
 	pthread_mutex_destroy(&nd->lock);
+	pthread_cond_destroy(&nd->quiet);
 	pthread_condattr_destroy(&nd->cattr);
 	free(nd);
 	dev->priv = NULL;
@@ -612,12 +733,7 @@ int dev_nbd_open(struct f2fs_dev *dev, const struct uf2fs_options *opts, const c
 	pthread_condattr_init(&nd->cattr);
 	pthread_condattr_setclock(&nd->cattr, CLOCK_MONOTONIC);
 	pthread_mutex_init(&nd->lock, NULL);
-	ret = pthread_create(&nd->io_thread, NULL, nbd_io_main, nd);
-	if (ret) {
-		pthread_mutex_destroy(&nd->lock);
-		pthread_condattr_destroy(&nd->cattr);
-		return nbd_fail(dev, nd, -ret, "%s", "cannot start the NBD I/O thread");
-	}
+	pthread_cond_init(&nd->quiet, NULL);
 	dev->size = size;
 	dev->readahead = NBD_READAHEAD;
 	dev->priv = nd;
