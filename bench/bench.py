@@ -316,6 +316,7 @@ def main():
     ap.add_argument("--passthrough-hl", default="",
                     help="libfuse's path-based passthrough example built (optional)")
     ap.add_argument("--precache", default="", help="bench/precache.c built (optional)")
+    ap.add_argument("--nbd-wire", default="", help="bench/nbd_wire.c built (optional)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     env = os.environ.get
@@ -775,7 +776,8 @@ def main():
         # ================= NBD and qcow2 sources (nbd_bench.py) =================
         if "nbd" in parts and (not only or "uf2fs" in only.split()):
             nbd_res = nbd_bench.run_nbd(base, uf2fs, parse_size(env(
-                "BENCH_NBD_SIZE", "32M" if quick else "128M")), bss, reps, runtime, fio, log)
+                "BENCH_NBD_SIZE", "32M" if quick else "128M")), bss, reps, runtime, fio, log,
+                wire=args.nbd_wire if os.access(args.nbd_wire or "", os.X_OK) else None)
 
         # ================= report =================
         elapsed = time.time() - t_start
@@ -826,7 +828,9 @@ def main():
                "nbd": nbd_res and {"error": nbd_res["error"], "size": nbd_res["size"],
                                    "samples": [{"workload": k[0], "bs": k[1], "source": k[2],
                                                 "mib_s": v}
-                                               for k, v in sorted(nbd_res["samples"].items())]},
+                                               for k, v in sorted(nbd_res["samples"].items())],
+                                   "wire": [{"workload": k[0], "shape": k[1], "mib_s": v}
+                                            for k, v in sorted(nbd_res["wire"].items())]},
                "elapsed_s": elapsed, "loadavg_start_end": load,
                "tree": tree_info, "tree_reps": tree_reps,
                "tree_samples": [{"step": k[0], "target": k[1], "seconds": v}

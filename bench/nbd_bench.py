@@ -15,6 +15,12 @@ Per bs (4k, 64k, 1M): fio sequential read of the data file on a fresh mount
 same size with end_fsync, removed afterwards. Reported as MiB/s and as ratios
 nbd/local and qcow2/local (the goal of issue 19: >= 0.8 at 64k and 1M), and
 qcow2/qraw: what the format costs over the same qemu-nbd transport.
+
+The wire (bench/nbd_wire.c, when built): the same nbdkit over a Unix socket
+moving a scratch file into and out of a plain libnbd client, no FUSE and no
+uf2fs, in a few shapes (connections x commands in flight x 1 MiB), once per
+rep. Every byte of the nbd rows crosses that wire, so it is their ceiling the
+way passthrough_ll is the FUSE rows'.
 """
 import os
 import shutil
@@ -24,6 +30,9 @@ import time
 
 MIB = 1 << 20
 SOURCES = ("local", "nbd", "qraw", "qcow2")
+# (connections, commands in flight per connection, command size): uf2fs's
+# own read window first (one handle, two 1 MiB FUSE reads in flight)
+WIRE_SHAPES = ((1, 2, MIB), (1, 4, MIB), (2, 2, MIB))
 
 
 class Mount:
@@ -70,14 +79,41 @@ def serve(argv, sock):
     raise RuntimeError("%s did not start" % argv[0])
 
 
-def run_nbd(base, uf2fs, size, bss, reps, runtime, fio, log):
-    """Returns {"samples": {(workload, bs, source): [MiB/s]}, "error": str or None}."""
-    res = {"samples": {}, "error": None, "size": size}
-    kit = qraw = None
+def wire_file(base, size):
+    """A scratch file of random bytes for the wire rows (reads then writes)."""
+    path = os.path.join(base, "nbd-wire.img")
+    with open(path, "wb") as f:
+        left = size
+        while left:
+            n = min(left, 16 * MIB)
+            f.write(os.urandom(n))
+            left -= n
+    return path
+
+
+def measure_wire(wire, uri, size, res, log):
+    for conns, depth, cmd in WIRE_SHAPES:
+        for wl in ("read", "write"):
+            out = subprocess.run([wire, uri, wl, str(size), str(conns), str(depth), str(cmd)],
+                                 capture_output=True, text=True, check=True).stdout
+            res["wire"].setdefault((wl, "%dx%dx%dM" % (conns, depth, cmd // MIB)),
+                                   []).append(float(out))
+            log("nbd wire: %s %d conn x %d x %d MiB: %s MiB/s" % (
+                wl, conns, depth, cmd // MIB, out.strip()))
+
+
+def run_nbd(base, uf2fs, size, bss, reps, runtime, fio, log, wire=None):
+    """Returns {"samples": {(workload, bs, source): [MiB/s]}, "wire": {(workload, shape):
+    [MiB/s]}, "error": str or None}."""
+    res = {"samples": {}, "wire": {}, "error": None, "size": size}
+    kit = qraw = wkit = None
     sock = os.path.join(base, "nbd.sock")
     qsock = os.path.join(base, "qraw.sock")
+    wsock = os.path.join(base, "wire.sock")
     mnt = os.path.join(base, "mnt-nbd")
-    img = qcow = None
+    img = qcow = wimg = None
+    # long enough to time (the nbd rows move `size` per fresh mount, fio's runtime)
+    wsize = max(4 * size, 512 * MIB)
     try:
         for tool in ("nbdkit", "qemu-nbd", "qemu-img"):
             if not shutil.which(tool):
@@ -103,7 +139,12 @@ def run_nbd(base, uf2fs, size, bss, reps, runtime, fio, log):
                      qsock)
         images = {"local": img, "nbd": "nbd+unix:///?socket=" + sock,
                   "qraw": "nbd+unix:///?socket=" + qsock, "qcow2": qcow}
+        if wire:
+            wimg = wire_file(base, wsize)
+            wkit = serve(["nbdkit", "-f", "-U", wsock, "file", wimg], wsock)
         for _ in range(reps):
+            if wire:
+                measure_wire(wire, "nbd+unix:///?socket=" + wsock, wsize, res, log)
             for bs in bss:
                 for src in SOURCES:
                     m = Mount(uf2fs, images[src], mnt)
@@ -121,11 +162,11 @@ def run_nbd(base, uf2fs, size, bss, reps, runtime, fio, log):
         res["error"] = str(e)[-400:]
         log("nbd: %s" % res["error"])
     finally:
-        for p in (kit, qraw):
+        for p in (kit, qraw, wkit):
             if p:
                 p.terminate()
                 p.wait()
-        for p in (img, qcow):
+        for p in (img, qcow, wimg):
             if p and os.path.exists(p):
                 os.unlink(p)
     return res
@@ -155,6 +196,33 @@ def report(res, bss):
             cells += [ratio(v["nbd"], v["local"]), ratio(v["qcow2"], v["local"]),
                       ratio(v["qcow2"], v["qraw"])]
             md.append("| %s | %s | %s |" % (wl, bs, " | ".join(cells)))
+    md += report_wire(res, med)
     if res["error"]:
         md.append("\nincomplete: %s" % res["error"])
     return "\n".join(md) + "\n"
+
+
+def report_wire(res, med):
+    """The wire rows, and the nbd rows at 1M as a share of the wire at uf2fs's window."""
+    w = res.get("wire") or {}
+    if not w:
+        return []
+    md = ["", "The NBD wire alone (bench/nbd_wire.c: a libnbd client and the same nbdkit "
+          "over a Unix socket, a scratch file, no FUSE, no uf2fs), median MiB/s; shape = "
+          "connections x commands in flight x command size:", "",
+          "| shape | read | write |", "|---|---:|---:|"]
+    for conns, depth, cmd in WIRE_SHAPES:
+        shape = "%dx%dx%dM" % (conns, depth, cmd // MIB)
+        cells = [w.get((wl, shape)) for wl in ("read", "write")]
+        md.append("| %s%s | %s |" % (shape, " (uf2fs's read window)" if shape == "1x2x1M" else "",
+                                     " | ".join("%.0f" % statistics.median(c) if c else "n/a"
+                                                for c in cells)))
+    shares = []
+    for wl in ("read", "write"):
+        nbd, wire = med((wl, "1M", "nbd")), w.get((wl, "1x2x1M"))
+        if nbd and wire:
+            shares.append("%s %.2f" % (wl, nbd / statistics.median(wire)))
+    if shares:
+        md += ["", "nbd through uf2fs at 1M as a share of the wire at uf2fs's window: " +
+               ", ".join(shares) + "."]
+    return md

@@ -149,6 +149,17 @@ if [ ! -x "$PC" ] || [ "$BUILD/libuf2fs.a" -nt "$PC" ] ||
 		{ note "bench/precache.c did not build; the library precache row is skipped"; rm -f "$PC"; }
 fi
 
+# bench/nbd_wire.c: the NBD wire alone (libnbd against nbdkit, no FUSE, no
+# uf2fs), the ceiling of the NBD rows as passthrough_ll is of the FUSE ones.
+NW=$BUILD/bench/nbd_wire
+if [ ! -x "$NW" ] || [ "$TOP/bench/nbd_wire.c" -nt "$NW" ]; then
+	note "building nbd_wire"
+	# shellcheck disable=SC2046
+	cc -O2 -std=gnu11 -Wall -Wextra -o "$NW" "$TOP/bench/nbd_wire.c" \
+		$(pkg-config --cflags --libs libnbd) -pthread ||
+		{ note "bench/nbd_wire.c did not build; no NBD wire rows"; rm -f "$NW"; }
+fi
+
 # The encrypted rows (bench/crypto-bench.sh) run first; their table is added
 # to results.md after bench.py's.
 # BENCH_TREE=1 means the tree rows only, as bench.py reads it.
@@ -163,7 +174,7 @@ for py in python3 /usr/bin/python3; do
 	if "$py" -c 'import matplotlib' 2>/dev/null; then PY=$py; break; fi
 done
 rc=0
-"$PY" "$TOP/bench/bench.py" --passthrough "$PT" --passthrough-hl "$PTHL" --uf2fs "$BUILD/uf2fs" --precache "$PC" \
+"$PY" "$TOP/bench/bench.py" --passthrough "$PT" --passthrough-hl "$PTHL" --uf2fs "$BUILD/uf2fs" --precache "$PC" --nbd-wire "$NW" \
 	--out "$OUT" "$@" || rc=$?
 if [ -n "$crypto_md" ] && [ -s "$crypto_md" ] && [ -s "$OUT/results.md" ]; then
 	{ echo; cat "$crypto_md"; } >>"$OUT/results.md"
