@@ -44,8 +44,8 @@
 #                   `uf2fs get` of a BENCH_SPARSE_TREE=200M tree from a raw image and from its
 #                   img2simg conversion; nbd: bench/nbd_bench.py, fio through mounts of a raw
 #                   image, the same served by nbdkit over a Unix socket, its qcow2 through
-#                   qemu-nbd, BENCH_NBD_SIZE=128M; tree, dirops: bench/tree.py; BENCH_TREE=1
-#                   runs only those)
+#                   qemu-nbd, and the NBD wire alone (bench/nbd_wire.c), BENCH_NBD_SIZE=128M;
+#                   tree, dirops: bench/tree.py; BENCH_TREE=1 runs only those)
 #   BENCH_WSIZE=SIZE            write file size (default BENCH_SIZE; quick: half)
 #   BENCH_MKFS_16K=PATH         a mkfs.f2fs that takes -b 16384 (f2fs-tools' development
 #                   branch): adds the uf2fs-16k column (a 16 KiB-block image) to reads and
