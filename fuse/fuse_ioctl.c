@@ -174,12 +174,12 @@ static void fuse_ioctl_getversion(fuse_req_t req, uint32_t ino, size_t out_bufsz
 		fuse_reply_ioctl(req, 0, &attr.generation, sizeof(attr.generation));
 }
 
-/* The text, NUL-terminated, in the caller's UF2FS_IOC_STATS_SIZE buffer. */
 /*
- * How the kernel's page cache meets this mount (defaults depend on other
- * options), and on a casefold image how often its dentries were ended.
+ * The daemon's own lines of the stats text: how the kernel's page cache
+ * meets this mount (defaults depend on other options), and on a casefold
+ * image how often its dentries were ended. NUL-terminated in buf.
  */
-static size_t fuse_stats_mode(const struct fuse_uf2fs *u, char *buf, size_t size)
+static size_t fuse_stats_mount(const struct fuse_uf2fs *u, char *buf, size_t size)
 {
 	const char *mode = !u->mounted_rw ? "read-only" :
 			   u->direct_io ? "direct_io" :
@@ -210,7 +210,7 @@ static void fuse_ioctl_get_stats(fuse_req_t req, size_t out_bufsz)
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	len = fuse_stats_mode(u, buf, UF2FS_IOC_STATS_SIZE);
+	len = fuse_stats_mount(u, buf, UF2FS_IOC_STATS_SIZE);
 	len += fuse_rx_format_stats(buf + len, UF2FS_IOC_STATS_SIZE - len);
 	len += uf2fs_format_stats(u->fs, buf + len, UF2FS_IOC_STATS_SIZE - len);
 	if (len >= UF2FS_IOC_STATS_SIZE)
