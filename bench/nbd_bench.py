@@ -68,9 +68,9 @@ def make_image(base, size, log):
     return img
 
 
-def serve(argv, sock):
+def serve(argv, sock, env=None):
     """A server in the foreground of a child, once its socket is there."""
-    proc = subprocess.Popen(argv)
+    proc = subprocess.Popen(argv, env=env)
     for _ in range(100):
         if os.path.exists(sock):
             return proc
@@ -133,10 +133,12 @@ def run_nbd(base, uf2fs, size, bss, reps, runtime, fio, log, wire=None):
         kit = serve(["nbdkit", "-f", "-U", sock, "file", img], sock)
         # --cache=writeback --discard=unmap: as the qemu-nbd uf2fs starts for qcow2
         # file.locking=off: qemu's byte-range locks would keep the local mount out
+        # MALLOC_*_: the malloc thresholds uf2fs gives its own qemu-nbd (lib/dev/nbd.c)
         qraw = serve(["qemu-nbd", "--cache=writeback", "--discard=unmap", "-k", qsock,
                       "-x", "", "--persistent", "--shared=4", "--image-opts",
                       "driver=raw,file.driver=file,file.locking=off,file.filename=" + img],
-                     qsock)
+                     qsock, env=dict(os.environ, MALLOC_MMAP_THRESHOLD_="33554432",
+                                     MALLOC_TRIM_THRESHOLD_="67108864"))
         images = {"local": img, "nbd": "nbd+unix:///?socket=" + sock,
                   "qraw": "nbd+unix:///?socket=" + qsock, "qcow2": qcow}
         if wire:

@@ -195,16 +195,23 @@ head -c $((1 << 20)) /dev/urandom >"$TMP/q/one.bin"
 out=$("$UF2FS" info "$TMP/over.qcow2")
 grep -q "^Source: *qcow2 through [^ ]*qemu-nbd" <<<"$out" || fail "info names no qcow2: $out"
 [ "$(image_sum "$TMP/base.qcow2")" = "$BASE_SUM" ] || fail "the backing file changed"
-log "uf2fs info --verify opens the VM disk once: one qemu-nbd"
+log "uf2fs info --verify opens the VM disk once: one qemu-nbd, with the malloc thresholds"
 mkdir -p "$TMP/wrap"
-printf '#!/bin/sh\necho "$*" >>"$QEMU_NBD_LOG"\nexec %s "$@"\n' "$(command -v qemu-nbd)" \
-	>"$TMP/wrap/qemu-nbd"
+printf '#!/bin/sh\necho "$* mmap=$MALLOC_MMAP_THRESHOLD_ trim=$MALLOC_TRIM_THRESHOLD_" >>"$QEMU_NBD_LOG"\nexec %s "$@"\n' \
+	"$(command -v qemu-nbd)" >"$TMP/wrap/qemu-nbd"
 chmod +x "$TMP/wrap/qemu-nbd"
 QEMU_NBD_LOG=$TMP/qemu-nbd.starts PATH="$TMP/wrap:$PATH" "$UF2FS" info --verify \
 	"$TMP/over.qcow2" >"$TMP/info-q.out" || fail "info --verify of the overlay"
 grep -q "^Source: *qcow2 through $TMP/wrap/qemu-nbd" "$TMP/info-q.out" || fail "not the wrapper"
 n=$(wc -l <"$TMP/qemu-nbd.starts")
 [ "$n" = 1 ] || fail "uf2fs info started qemu-nbd $n times: $(cat "$TMP/qemu-nbd.starts")"
+# without them qemu-nbd's 1 MiB buffers are mmapped afresh per request (lib/dev/nbd.c)
+grep -q "mmap=33554432 trim=67108864$" "$TMP/qemu-nbd.starts" ||
+	fail "qemu-nbd started without the malloc thresholds: $(cat "$TMP/qemu-nbd.starts")"
+QEMU_NBD_LOG=$TMP/qemu-nbd.user MALLOC_TRIM_THRESHOLD_=1048576 PATH="$TMP/wrap:$PATH" \
+	"$UF2FS" info "$TMP/over.qcow2" >/dev/null || fail "info with the user's malloc setting"
+grep -q "mmap=33554432 trim=1048576$" "$TMP/qemu-nbd.user" ||
+	fail "the user's MALLOC_TRIM_THRESHOLD_ was not kept: $(cat "$TMP/qemu-nbd.user")"
 pgrep -f "qemu-nbd.*over.qcow2" && fail "qemu-nbd still running after uf2fs exited"
 run_limited 30 "$UF2FS" ls -o format=raw "$TMP/over.qcow2"
 expect_clean_error "format=raw on a qcow2" || fail "format=raw override not honoured"
