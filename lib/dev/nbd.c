@@ -614,7 +614,7 @@ static int nbd_connect_wait(struct nbd_handle *h, unsigned int timeout, char *bu
  * kernel after each free, so every byte served cost a page fault and the
  * zeroing of a new page: 1 MiB reads ran at 310 MiB/s, with 131,664 page
  * faults per 512 MiB. With the malloc thresholds fixed above our largest
- * command (NBD_MAX_CMD) the buffers stay in the heap: 2.0-3.2 GiB/s, 4,708
+ * command (NBD_MAX_CMD) the buffers stay in the heap: 2,000-3,200 MiB/s, 4,708
  * faults (docs/decisions.md, "qemu-nbd's malloc"). glibc's MALLOC_*_
  * variables rather than one GLIBC_TUNABLES: env's own glibc cuts that
  * string at its first value before qemu-nbd sees it. A value the user set
