@@ -112,8 +112,8 @@ def run_nbd(base, uf2fs, size, bss, reps, runtime, fio, log, wire=None):
     wsock = os.path.join(base, "wire.sock")
     mnt = os.path.join(base, "mnt-nbd")
     img = qcow = wimg = None
-    # long enough to time (the nbd rows move `size` per fresh mount, fio's runtime)
-    wsize = max(4 * size, 512 * MIB)
+    # long enough to time: 512 MiB for the default 128M rows, 128 MiB for quick runs
+    wsize = max(4 * size, 128 * MIB)
     try:
         for tool in ("nbdkit", "qemu-nbd", "qemu-img"):
             if not shutil.which(tool):

@@ -36,6 +36,8 @@ grep -q '^| sparse image |' "$md" || fail "no uf2fs get row for the sparse image
 grep -q '^| workload | bs | local | nbd | qraw | qcow2 | nbd/local | qcow2/local | qcow2/qraw |' \
 	"$md" || fail "no NBD/qcow2 table"
 grep -q '^| read | 1M | [0-9]* | [0-9]* | [0-9]* | [0-9]* |' "$md" || fail "no NBD/qcow2 read row"
+grep -q "^| 1x2x1M (uf2fs's read window) | [0-9]* | [0-9]* |" "$md" || fail "no NBD wire row"
+grep -q "^nbd through uf2fs at 1M as a share of the wire" "$md" || fail "no NBD wire share"
 for row in '^| untar |' '^| grep -r |' '^| rm -rf |' '^| create |' '^| stat |' '^| unlink |'; do
 	grep -q "$row" "$md" || fail "no row $row"
 done
