@@ -287,6 +287,10 @@ static bool nbd_issue(struct nbd_dev *nd, struct nbd_wait *w, enum nbd_op op, vo
 	int64_t cookie;
 
 	pthread_mutex_lock(&nd->lock);
+	if (nd->dead) {		/* declared while we issued the request's others */
+		pthread_mutex_unlock(&nd->lock);
+		return false;
+	}
 	w->pending++;
 	pthread_mutex_unlock(&nd->lock);
 	switch (op) {
@@ -412,7 +416,7 @@ static int nbd_dev_flush(struct f2fs_dev *dev)
 
 	/* a server without FLUSH writes through (or promises nothing more) */
 	if (!nd->can_flush)
-		return nd->dead ? -EIO : 0;
+		return __atomic_load_n(&nd->dead, __ATOMIC_ACQUIRE) ? -EIO : 0;
 	return nbd_one(dev, false, 0, 0);
 }
 
